@@ -1,0 +1,38 @@
+# Every target that needs the package creates .venv and installs it first, so on a
+# fresh machine `make demo` or `make test` is the whole set-up.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+demo: $(VENV)/.installed-base
+	$(BIN)/python -m rewritekit.demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-base
+	$(BIN)/python bench/ir_build.py
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,36 @@
+"""Exceptions raised by rewritekit.
+
+Every error names the culprit (the Op, the input, the rule), then what was expected and
+what was found. They subclass the builtin ``TypeError``/``ValueError`` so callers that
+catch those keep working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BroadcastError",
+    "DTypeError",
+    "GraphTypeError",
+    "ReplaceError",
+    "RewritekitError",
+]
+
+
+class RewritekitError(Exception):
+    """Base class of every error rewritekit raises on purpose."""
+
+
+class GraphTypeError(RewritekitError, TypeError):
+    """A graph was built from values of the wrong kind (an Op got a bad input)."""
+
+
+class DTypeError(RewritekitError, TypeError):
+    """A dtype is unknown, unsupported, or cannot be cast safely."""
+
+
+class BroadcastError(RewritekitError, ValueError):
+    """Static shapes that cannot be broadcast together."""
+
+
+class ReplaceError(RewritekitError, ValueError):
+    """A replacement in ``replace`` would change a variable's type."""

@@ -1,0 +1,368 @@
+"""Graph nodes: ``Var`` (a value), ``Constant`` (a value known now) and ``Apply`` (an Op use).
+
+Every node is immutable. ``Apply`` nodes and constants are hash-consed through weak intern
+tables, so building the same expression twice returns the same objects and identity is
+equality. Graph inputs are never interned: each ``Var(type, name)`` is a new variable,
+whatever its name.
+
+Ownership runs one way, from results to their arguments: an output ``Var`` holds its
+``owner`` Apply, which holds its ``inputs``. An Apply holds its outputs only weakly (an
+output nobody refers to is rebuilt on demand), so there are no reference cycles and an
+unused graph is freed by reference counting alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rewritekit.errors import DTypeError, GraphTypeError
+from rewritekit.ir.intern import APPLIES, CONSTANTS
+from rewritekit.ir.types import TensorType, normalize_dtype
+
+if TYPE_CHECKING:
+    from rewritekit.ir.op import Op
+
+__all__ = ["Apply", "Constant", "Var", "apply_op", "as_var", "constant"]
+
+_set = object.__setattr__
+_INLINE_CONSTANT_BYTES = 1024  # larger constants intern by a content hash
+
+
+class Var:
+    """A tensor-valued variable: a graph input, a constant, or an output of an ``Apply``.
+
+    ``Var(type, name)`` makes a new graph input; outputs and constants come from Ops and
+    ``constant``. Attributes are read-only.
+
+    Attributes:
+        type: the ``TensorType`` (dtype and static shape).
+        owner: the ``Apply`` that computes this variable, or ``None`` for inputs/constants.
+        index: the position among the owner's outputs (``None`` without an owner).
+        name: the input's name, or ``None``.
+
+    Example:
+        >>> x = Var(TensorType("float64", (None,)), "x")
+        >>> x.dtype, x.ndim, x.owner is None
+        ('float64', 1, True)
+    """
+
+    __slots__ = ("__weakref__", "index", "name", "owner", "type")
+    type: TensorType
+    owner: Apply | None
+    index: int | None
+    name: str | None
+
+    def __init__(self, type: TensorType, name: str | None = None) -> None:  # noqa: A002
+        if not isinstance(type, TensorType):
+            raise GraphTypeError(f"Var: type must be a TensorType, got {type!r}")
+        if name is not None and not isinstance(name, str):
+            raise GraphTypeError(f"Var: name must be a str or None, got {name!r}")
+        _set(self, "type", type)
+        _set(self, "owner", None)
+        _set(self, "index", None)
+        _set(self, "name", name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"{type(self).__name__} is immutable; cannot set {name!r} (build a new node instead)"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; cannot delete {name!r}")
+
+    @property
+    def dtype(self) -> str:
+        """The dtype's canonical name, e.g. ``"float64"``."""
+        return self.type.dtype
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes."""
+        return len(self.type.shape)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"the truth value of symbolic {self!r} is unknown until the graph runs; "
+            "use rt.where for a data-dependent choice, or `is` to compare nodes"
+        )
+
+    def __iter__(self) -> Any:
+        raise TypeError(f"cannot iterate over symbolic {self!r}; index it instead")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self.owner is None:
+            return (Var, (self.type, self.name))
+        return (_rebuild_output, _flatten_output(self))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {_short(self)} {self.type}>"
+
+
+class Constant(Var):
+    """A variable whose value is known when the graph is built.
+
+    Constants are interned by dtype, shape and contents (large ones by a content hash),
+    so ``Constant(np.arange(3.0)) is Constant(np.arange(3.0))``. The stored array is a
+    read-only copy. Prefer the ``constant`` function, which also accepts a name.
+
+    Attributes:
+        data: the read-only NumPy array.
+    """
+
+    __slots__ = ("data",)
+    data: np.ndarray
+
+    def __new__(cls, value: Any, dtype: Any = None, name: str | None = None) -> Constant:
+        data = _constant_array(value, dtype)
+        key = _constant_key(data, name)
+        found = CONSTANTS.lookup(key)
+        if found is not None:
+            return found
+        with CONSTANTS.lock:
+            found = CONSTANTS.lookup(key)
+            if found is None:
+                found = object.__new__(cls)
+                _set(found, "type", TensorType(data.dtype.name, data.shape))
+                _set(found, "owner", None)
+                _set(found, "index", None)
+                _set(found, "name", name)
+                _set(found, "data", data)
+                CONSTANTS.store(key, found)
+            return found
+
+    def __init__(self, value: Any, dtype: Any = None, name: str | None = None) -> None:
+        pass  # everything happens in __new__, which may return an existing constant
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Constant, (self.data, None, self.name))
+
+
+class Apply:
+    """One use of an Op on input variables; ``Apply(op, inputs)`` finds or builds it.
+
+    Apply nodes are interned by ``(op, *inputs)``: building the same application twice
+    returns the same node. Most code never makes an ``Apply`` directly: calling the Op
+    (``op(x, y)``) returns its output variables.
+
+    Attributes:
+        op: the ``Op``.
+        inputs: the input ``Var``s, a tuple.
+        outputs: the output ``Var``s, a tuple (one or more).
+    """
+
+    __slots__ = ("__weakref__", "_outputs", "inputs", "op")
+    op: Op
+    inputs: tuple[Var, ...]
+
+    def __new__(cls, op: Op, inputs: Sequence[Var]) -> Apply:
+        outputs = apply_op(op, tuple(inputs))
+        return outputs[0].owner  # type: ignore[return-value]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Apply is immutable; cannot set {name!r}")
+
+    @property
+    def outputs(self) -> tuple[Var, ...]:
+        """The output variables, rebuilt for any that were freed."""
+        refs = self._outputs
+        if len(refs) == 1:
+            out = refs[0]()
+            if out is not None:
+                return (out,)
+        else:
+            outs = tuple(ref() for ref in refs)
+            if all(out is not None for out in outs):
+                return outs  # type: ignore[return-value]
+        return self._revive_outputs()
+
+    @property
+    def nout(self) -> int:
+        """The number of outputs."""
+        return len(self._outputs)
+
+    def _revive_outputs(self) -> tuple[Var, ...]:
+        with APPLIES.lock:
+            outs = [ref() for ref in self._outputs]
+            if any(out is None for out in outs):
+                types = _infer_types(self.op, self.inputs)
+                outs = [
+                    _new_output(t, self, i) if out is None else out
+                    for i, (out, t) in enumerate(zip(outs, types, strict=True))
+                ]
+                _set(self, "_outputs", tuple(weakref.ref(out) for out in outs))
+            return tuple(outs)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_owner_of, (self.outputs[0],))
+
+    def __repr__(self) -> str:
+        args = ", ".join(_short(i) for i in self.inputs)
+        return f"<Apply {self.op}({args})>"
+
+
+def apply_op(op: Op, inputs: tuple[Var, ...]) -> tuple[Var, ...]:
+    """The outputs of ``op`` applied to ``inputs``, found in the intern table or built.
+
+    ``inputs`` must already be ``Var``s (use ``Op.__call__`` to convert values). The Op's
+    ``infer_types`` runs only when the node is new.
+
+    Raises:
+        GraphTypeError: an input is not a ``Var``, or ``infer_types`` returned no types.
+    """
+    key = (op, *inputs)
+    node = APPLIES.lookup(key)
+    if node is not None:
+        return node.outputs
+    for position, value in enumerate(inputs):
+        if not isinstance(value, Var):
+            raise GraphTypeError(
+                f"{op}: input {position} must be a Var, got {type(value).__name__} "
+                "(call the Op to convert values to constants)"
+            )
+    types = _infer_types(op, inputs)
+    with APPLIES.lock:
+        node = APPLIES.lookup(key)
+        if node is not None:
+            return node.outputs
+        node = object.__new__(Apply)
+        _set(node, "op", op)
+        _set(node, "inputs", inputs)
+        outputs = tuple(_new_output(t, node, i) for i, t in enumerate(types))
+        _set(node, "_outputs", tuple(weakref.ref(out) for out in outputs))
+        APPLIES.store(key, node)
+        return outputs
+
+
+def _infer_types(op: Op, inputs: tuple[Var, ...]) -> tuple[TensorType, ...]:
+    types = op.infer_types(*(i.type for i in inputs))
+    if isinstance(types, TensorType):
+        types = (types,)
+    if (
+        not isinstance(types, tuple)
+        or not types
+        or not all(isinstance(t, TensorType) for t in types)
+    ):
+        raise GraphTypeError(
+            f"{op}: infer_types must return a non-empty tuple of TensorType, got {types!r}"
+        )
+    return types
+
+
+def _new_output(type: TensorType, owner: Apply, index: int) -> Var:  # noqa: A002
+    out = object.__new__(Var)
+    _set(out, "type", type)
+    _set(out, "owner", owner)
+    _set(out, "index", index)
+    _set(out, "name", None)
+    return out
+
+
+def constant(value: Any, dtype: Any = None, name: str | None = None) -> Constant:
+    """A constant variable holding ``value`` (copied, read-only, interned).
+
+    Args:
+        value: a NumPy array, a NumPy or Python scalar, or nested sequences of numbers.
+        dtype: the dtype to cast to; by default NumPy's (``float64`` for Python floats,
+            ``int64`` for Python ints).
+        name: an optional name, shown by ``dprint``; constants differing in name are distinct.
+
+    Example:
+        >>> constant([1.0, 2.0]) is constant(np.array([1.0, 2.0]))
+        True
+    """
+    return Constant(value, dtype, name)
+
+
+def as_var(value: Any, *, dtype: Any = None, context: str = "as_var") -> Var:
+    """``value`` itself if it is a ``Var``, otherwise a ``Constant`` of it.
+
+    Args:
+        value: a ``Var`` or anything ``constant`` accepts.
+        dtype: the dtype for a new constant (ignored for a ``Var``).
+        context: who is asking, named in the error (e.g. ``"exp: input 0"``).
+
+    Raises:
+        GraphTypeError: ``value`` cannot become a tensor constant.
+    """
+    if isinstance(value, Var):
+        return value
+    try:
+        return Constant(value, dtype)
+    except (DTypeError, TypeError, ValueError, OverflowError) as exc:
+        raise GraphTypeError(
+            f"{context}: cannot use {type(value).__name__} {_brief(value)} as a tensor: {exc}"
+        ) from None
+
+
+def _constant_array(value: Any, dtype: Any) -> np.ndarray:
+    if isinstance(value, Var):
+        raise GraphTypeError(f"constant: {value!r} is symbolic; constants need concrete values")
+    target = None if dtype is None else normalize_dtype(dtype)
+    data = np.array(value, dtype=target, copy=True, order="C")
+    normalize_dtype(data.dtype)  # rejects object, str, datetime
+    data.setflags(write=False)
+    return data
+
+
+def _constant_key(data: np.ndarray, name: str | None) -> tuple[Any, ...]:
+    if data.nbytes <= _INLINE_CONSTANT_BYTES:
+        content = data.tobytes()
+    else:
+        content = hashlib.blake2b(data.tobytes(), digest_size=32).digest()
+    return (data.dtype.name, data.shape, content, name)
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _short(var: Var) -> str:
+    if isinstance(var, Constant):
+        return var.name or (_brief(var.data.tolist()) if var.data.size <= 4 else "constant")
+    if var.owner is None:
+        return repr(var.name) if var.name else "<unnamed>"
+    suffix = f".{var.index}" if var.owner.nout > 1 else ""
+    return f"{var.owner.op}(...){suffix}"
+
+
+# --- pickling: an output's graph is stored flat, so deep graphs need no recursion ---
+
+
+def _flatten_output(var: Var) -> tuple[tuple[Var, ...], tuple[tuple[Op, tuple[int, ...]], ...], int]:
+    from rewritekit.ir.traversal import toposort  # traversal builds on this module
+
+    slots: dict[Var, int] = {}
+    leaves: list[Var] = []
+    program: list[tuple[Op, tuple[int, ...]]] = []
+    nodes = toposort([var])
+    for node in nodes:
+        for inp in node.inputs:
+            if inp.owner is None and inp not in slots:
+                slots[inp] = len(leaves)
+                leaves.append(inp)
+    count = len(leaves)
+    for node in nodes:
+        program.append((node.op, tuple(slots[i] for i in node.inputs)))
+        for out in node.outputs:
+            slots[out] = count
+            count += 1
+    return tuple(leaves), tuple(program), slots[var]
+
+
+def _rebuild_output(
+    leaves: tuple[Var, ...], program: tuple[tuple[Op, tuple[int, ...]], ...], result: int
+) -> Var:
+    values: list[Var] = list(leaves)
+    for op, refs in program:
+        values.extend(apply_op(op, tuple(values[r] for r in refs)))
+    return values[result]
+
+
+def _owner_of(var: Var) -> Apply | None:
+    return var.owner

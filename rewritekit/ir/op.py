@@ -1,0 +1,151 @@
+"""The ``Op`` base class: an operation's parameters, type rule and derivative in one place."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+from rewritekit.errors import GraphTypeError, RewritekitError
+from rewritekit.ir.nodes import Apply, Var, _short, apply_op, as_var
+from rewritekit.ir.types import TensorType
+
+__all__ = ["Op"]
+
+
+class Op:
+    """An operation on tensors. Subclass it to add one.
+
+    An Op is a value: its parameters, listed in ``__props__``, define equality and hashing,
+    so ``Sum(axis=(0,)) == Sum(axis=(0,))`` and both build the same nodes. The default
+    constructor takes the parameters positionally or by name. Parameters must be hashable
+    and must not change after construction.
+
+    Subclasses implement ``infer_types`` (required) and ``vjp`` (for differentiable Ops).
+    Calling an Op on Vars, NumPy arrays or Python numbers builds (or finds) the node and
+    returns its output (a tuple when there are several).
+
+    Example:
+        >>> class Scale(Op):
+        ...     __props__ = ("factor",)
+        ...     def infer_types(self, x):
+        ...         return (x,)
+        >>> Scale(2.0) == Scale(factor=2.0)
+        True
+    """
+
+    __props__: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        props = type(self).__props__
+        if len(args) > len(props):
+            raise TypeError(
+                f"{type(self).__name__} takes {len(props)} parameters {props}, got {len(args)}"
+            )
+        values = dict(zip(props, args, strict=False))
+        for name, value in kwargs.items():
+            if name not in props:
+                raise TypeError(f"{type(self).__name__}: unknown parameter {name!r}")
+            if name in values:
+                raise TypeError(f"{type(self).__name__}: parameter {name!r} given twice")
+            values[name] = value
+        missing = [p for p in props if p not in values]
+        if missing:
+            raise TypeError(f"{type(self).__name__}: missing parameters {missing}")
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    # --- identity -------------------------------------------------------------------
+
+    def _props_values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, p) for p in type(self).__props__)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return type(self) is type(other) and self._props_values() == other._props_values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        # Hashed on every node lookup, so cache it (parameters never change).
+        cache = getattr(self, "__dict__", None)
+        if cache is None:
+            return hash((type(self), self._props_values()))
+        found = cache.get("_rk_hash")
+        if found is None:
+            found = cache["_rk_hash"] = hash((type(self), self._props_values()))
+        return found
+
+    def __getstate__(self) -> Any:
+        state = super().__getstate__()
+        if isinstance(state, dict) and "_rk_hash" in state:  # hashes differ between processes
+            state = {k: v for k, v in state.items() if k != "_rk_hash"}
+        return state
+
+    @property
+    def name(self) -> str:
+        """The Op's user-facing name in error messages (snake_case of the class name).
+
+        Subclasses may set a class attribute instead, e.g. ``name = "true_divide"``.
+        """
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(self).__name__).lower()
+
+    # --- the math ---------------------------------------------------------------------
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        """The output types for these input types.
+
+        Raises:
+            TypeError or ValueError (use ``rewritekit.errors``): the inputs are ill-typed.
+                The message names the Op, the argument and the offending shape or dtype.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement infer_types")
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        """Vector-Jacobian product: one gradient Var (or ``None``) per input.
+
+        ``cotangents[i]`` is the gradient of the cost with respect to ``outputs[i]``.
+        """
+        raise NotImplementedError(f"{self} does not define vjp; it cannot be differentiated")
+
+    # --- building nodes ---------------------------------------------------------------
+
+    def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:
+        """Turn call arguments into input Vars. Override to promote dtypes or add checks.
+
+        The default converts non-Var arguments to constants with NumPy's default dtypes.
+        """
+        return tuple(
+            as_var(arg, context=f"{self}: input {position}") for position, arg in enumerate(args)
+        )
+
+    def make_node(self, *args: Any) -> Apply:
+        """The ``Apply`` node of this Op on ``args`` (found or built)."""
+        return self._outputs(args)[0].owner  # type: ignore[return-value]
+
+    def __call__(self, *args: Any) -> Any:
+        outputs = self._outputs(args)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _outputs(self, args: tuple[Any, ...]) -> tuple[Var, ...]:
+        inputs = self.prepare_inputs(*args)
+        if not isinstance(inputs, tuple) or not all(isinstance(i, Var) for i in inputs):
+            raise GraphTypeError(f"{self}: prepare_inputs must return a tuple of Var")
+        try:
+            return apply_op(self, inputs)
+        except RewritekitError as exc:
+            # infer_types sees only types; name the culprit variables here.
+            shown = ", ".join(_short(i) for i in inputs)
+            raise type(exc)(f"{exc} (inputs {shown})") from None
+
+    # --- display ----------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        props = type(self).__props__
+        if not props:
+            return type(self).__name__
+        shown = ", ".join(f"{p}={getattr(self, p)!r}" for p in props)
+        return f"{type(self).__name__}{{{shown}}}"
+
+    def __repr__(self) -> str:
+        return str(self)
