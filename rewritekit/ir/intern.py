@@ -1,10 +1,13 @@
 """Weak intern tables: one live object per key, freed when nothing else refers to it.
 
-``WeakInternTable`` maps a structural key to a weak reference. Lookups take no lock (a
-``dict.get`` is atomic); insertion happens under a re-entrant lock after a second look, so
-concurrent constructions of the same key from several threads give one object. An entry
-removes itself when its object dies (the weak reference's callback), and only if the
-entry is still the one the callback belongs to.
+A ``WeakInternTable`` holds buckets, one per *head* (for Apply nodes, the Op), each a dict
+from a key (the input tuple) to a weak reference. The head's bucket is found once and can
+be cached by the caller, so a lookup is one ``dict.get`` on a tuple of identity-hashed
+Vars, with no Python-level hashing. Lookups take no lock (``dict.get`` is atomic);
+insertion happens under a re-entrant lock after a second look, so concurrent construction
+of the same node from several threads gives one object. An entry removes itself when its
+object dies (the weak reference's callback), and only if the entry is still the one the
+callback belongs to.
 """
 
 from __future__ import annotations
@@ -17,56 +20,68 @@ from typing import Any
 
 __all__ = ["InternStats", "WeakInternTable", "intern_stats"]
 
+Bucket = dict[Hashable, "_KeyedRef"]
+
 
 class _KeyedRef(weakref.ref):  # type: ignore[type-arg]
-    """A weak reference that remembers the table key it was stored under."""
+    """A weak reference that remembers where it is stored (set after construction)."""
 
-    __slots__ = ("key",)
-
-    def __new__(cls, obj: object, callback: Any, key: Hashable) -> _KeyedRef:
-        self = super().__new__(cls, obj, callback)
-        self.key = key
-        return self
-
-    def __init__(self, obj: object, callback: Any, key: Hashable) -> None:
-        super().__init__(obj, callback)
+    __slots__ = ("bucket", "key")
+    bucket: Bucket
+    key: Hashable
 
 
 class WeakInternTable:
-    """A map from structural keys to live objects, holding the objects weakly.
+    """Buckets of weakly held objects, looked up by head and then by key.
 
     Args:
-        name: what the table holds, for ``intern_stats``.
+        name: what the table holds, for messages.
     """
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.lock = threading.RLock()
         self.created = 0
-        self._entries: dict[Hashable, _KeyedRef] = {}
-        entries = self._entries
+        self._heads: dict[Hashable, tuple[Any, Bucket]] = {}
         lock = self.lock
 
         def remove(ref: _KeyedRef) -> None:
             with lock:
-                if entries.get(ref.key) is ref:
-                    del entries[ref.key]
+                if ref.bucket.get(ref.key) is ref:
+                    del ref.bucket[ref.key]
 
         self._remove = remove
 
-    def lookup(self, key: Hashable) -> Any:
-        """The live object stored under ``key``, or ``None``."""
-        ref = self._entries.get(key)
+    def bucket(self, head: Hashable) -> tuple[Any, Bucket]:
+        """The canonical object equal to ``head`` and its bucket. Heads are kept forever."""
+        found = self._heads.get(head)
+        if found is None:
+            with self.lock:
+                found = self._heads.setdefault(head, (head, {}))
+        return found
+
+    @staticmethod
+    def lookup(bucket: Bucket, key: Hashable) -> Any:
+        """The live object stored under ``key`` in ``bucket``, or ``None``."""
+        ref = bucket.get(key)
         return None if ref is None else ref()
 
-    def store(self, key: Hashable, obj: object) -> None:
-        """Store ``obj`` under ``key``. Call with ``self.lock`` held, after ``lookup``."""
-        self._entries[key] = _KeyedRef(obj, self._remove, key)
+    def store(self, bucket: Bucket, key: Hashable, obj: object) -> None:
+        """Store ``obj``. Call with ``self.lock`` held, after ``lookup`` found nothing."""
+        ref = _KeyedRef(obj, self._remove)
+        ref.bucket = bucket
+        ref.key = key
+        bucket[key] = ref
         self.created += 1
 
     def __len__(self) -> int:
         with self.lock:
-            return sum(1 for ref in self._entries.values() if ref() is not None)
+            return sum(
+                1
+                for _, bucket in self._heads.values()
+                for ref in bucket.values()
+                if ref() is not None
+            )
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ __all__ = ["Apply", "Constant", "Var", "apply_op", "as_var", "constant"]
 
 _set = object.__setattr__
 _INLINE_CONSTANT_BYTES = 1024  # larger constants intern by a content hash
+_CONSTANT_BUCKET = CONSTANTS.bucket("constant")[1]
 
 
 class Var:
@@ -57,7 +58,7 @@ class Var:
     index: int | None
     name: str | None
 
-    def __init__(self, type: TensorType, name: str | None = None) -> None:  # noqa: A002
+    def __init__(self, type: TensorType, name: str | None = None) -> None:
         if not isinstance(type, TensorType):
             raise GraphTypeError(f"Var: type must be a TensorType, got {type!r}")
         if name is not None and not isinstance(name, str):
@@ -120,11 +121,11 @@ class Constant(Var):
     def __new__(cls, value: Any, dtype: Any = None, name: str | None = None) -> Constant:
         data = _constant_array(value, dtype)
         key = _constant_key(data, name)
-        found = CONSTANTS.lookup(key)
+        found = CONSTANTS.lookup(_CONSTANT_BUCKET, key)
         if found is not None:
             return found
         with CONSTANTS.lock:
-            found = CONSTANTS.lookup(key)
+            found = CONSTANTS.lookup(_CONSTANT_BUCKET, key)
             if found is None:
                 found = object.__new__(cls)
                 _set(found, "type", TensorType(data.dtype.name, data.shape))
@@ -132,7 +133,7 @@ class Constant(Var):
                 _set(found, "index", None)
                 _set(found, "name", name)
                 _set(found, "data", data)
-                CONSTANTS.store(key, found)
+                CONSTANTS.store(_CONSTANT_BUCKET, key, found)
             return found
 
     def __init__(self, value: Any, dtype: Any = None, name: str | None = None) -> None:
@@ -155,7 +156,9 @@ class Apply:
         outputs: the output ``Var``s, a tuple (one or more).
     """
 
-    __slots__ = ("__weakref__", "_outputs", "inputs", "op")
+    # The first output's weak reference is kept apart from the others: most Ops have one
+    # output, and a tuple per node would cost memory and garbage-collector time.
+    __slots__ = ("__weakref__", "_out0", "_rest", "inputs", "op")
     op: Op
     inputs: tuple[Var, ...]
 
@@ -169,13 +172,11 @@ class Apply:
     @property
     def outputs(self) -> tuple[Var, ...]:
         """The output variables, rebuilt for any that were freed."""
-        refs = self._outputs
-        if len(refs) == 1:
-            out = refs[0]()
-            if out is not None:
-                return (out,)
-        else:
-            outs = tuple(ref() for ref in refs)
+        first = self._out0()
+        if first is not None:
+            if not self._rest:
+                return (first,)
+            outs = (first, *[ref() for ref in self._rest])
             if all(out is not None for out in outs):
                 return outs  # type: ignore[return-value]
         return self._revive_outputs()
@@ -183,18 +184,18 @@ class Apply:
     @property
     def nout(self) -> int:
         """The number of outputs."""
-        return len(self._outputs)
+        return 1 + len(self._rest)
 
     def _revive_outputs(self) -> tuple[Var, ...]:
         with APPLIES.lock:
-            outs = [ref() for ref in self._outputs]
+            outs = [self._out0(), *[ref() for ref in self._rest]]
             if any(out is None for out in outs):
                 types = _infer_types(self.op, self.inputs)
                 outs = [
                     _new_output(t, self, i) if out is None else out
                     for i, (out, t) in enumerate(zip(outs, types, strict=True))
                 ]
-                _set(self, "_outputs", tuple(weakref.ref(out) for out in outs))
+                _set_outputs(self, outs)
             return tuple(outs)  # type: ignore[arg-type]
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -214,32 +215,68 @@ def apply_op(op: Op, inputs: tuple[Var, ...]) -> tuple[Var, ...]:
     Raises:
         GraphTypeError: an input is not a ``Var``, or ``infer_types`` returned no types.
     """
-    key = (op, *inputs)
-    node = APPLIES.lookup(key)
-    if node is not None:
-        return node.outputs
-    for position, value in enumerate(inputs):
-        if not isinstance(value, Var):
-            raise GraphTypeError(
-                f"{op}: input {position} must be a Var, got {type(value).__name__} "
-                "(call the Op to convert values to constants)"
-            )
-    types = _infer_types(op, inputs)
+    canonical, bucket = _op_bucket(op)
+    if type(inputs) is not tuple:
+        inputs = tuple(inputs)
+    ref = bucket.get(inputs)
+    if ref is not None:
+        node = ref()
+        if node is not None:
+            return node.outputs
+    if not all_vars(inputs):
+        position, value = next((i, v) for i, v in enumerate(inputs) if not isinstance(v, Var))
+        raise GraphTypeError(
+            f"{op}: input {position} must be a Var, got {type(value).__name__} "
+            "(call the Op to convert values to constants)"
+        )
+    types = _infer_types(canonical, inputs)
     with APPLIES.lock:
-        node = APPLIES.lookup(key)
+        node = APPLIES.lookup(bucket, inputs)
         if node is not None:
             return node.outputs
         node = object.__new__(Apply)
-        _set(node, "op", op)
+        _set(node, "op", canonical)
         _set(node, "inputs", inputs)
-        outputs = tuple(_new_output(t, node, i) for i, t in enumerate(types))
-        _set(node, "_outputs", tuple(weakref.ref(out) for out in outputs))
-        APPLIES.store(key, node)
+        if len(types) == 1:
+            outputs: tuple[Var, ...] = (_new_output(types[0], node, 0),)
+        else:
+            outputs = tuple([_new_output(t, node, i) for i, t in enumerate(types)])
+        _set_outputs(node, outputs)
+        APPLIES.store(bucket, inputs, node)  # the node's own input tuple is the key
         return outputs
 
 
+def _op_bucket(op: Op) -> tuple[Op, dict[Any, Any]]:
+    """The canonical Op equal to ``op`` and its bucket, cached on the Op instance."""
+    cache = getattr(op, "__dict__", None)
+    if cache is not None:
+        found = cache.get("_rk_bucket")
+        if found is not None:
+            return found
+    found = APPLIES.bucket(op)
+    if cache is not None:
+        cache["_rk_bucket"] = found
+    return found
+
+
+def all_vars(values: tuple[Any, ...]) -> bool:
+    """True when every value is a ``Var`` (the fast path of input conversion)."""
+    return all(isinstance(value, Var) for value in values)
+
+
+# infer_types is pure and types are interned, so its results are memoized per Op and input
+# types; the cache is cleared when it grows past this many entries.
+_TYPE_CACHE: dict[tuple[Any, ...], tuple[TensorType, ...]] = {}
+_TYPE_CACHE_LIMIT = 1 << 16
+
+
 def _infer_types(op: Op, inputs: tuple[Var, ...]) -> tuple[TensorType, ...]:
-    types = op.infer_types(*(i.type for i in inputs))
+    input_types = tuple([i.type for i in inputs])
+    key = (id(op), input_types)  # op is canonical and kept alive by the intern table
+    types = _TYPE_CACHE.get(key)
+    if types is not None:
+        return types
+    types = op.infer_types(*input_types)
     if isinstance(types, TensorType):
         types = (types,)
     if (
@@ -250,10 +287,20 @@ def _infer_types(op: Op, inputs: tuple[Var, ...]) -> tuple[TensorType, ...]:
         raise GraphTypeError(
             f"{op}: infer_types must return a non-empty tuple of TensorType, got {types!r}"
         )
+    if len(_TYPE_CACHE) >= _TYPE_CACHE_LIMIT:
+        _TYPE_CACHE.clear()
+    _TYPE_CACHE[key] = types
     return types
 
 
-def _new_output(type: TensorType, owner: Apply, index: int) -> Var:  # noqa: A002
+def _set_outputs(node: Apply, outputs: Sequence[Var]) -> None:
+    _set(node, "_out0", weakref.ref(outputs[0]))
+    _set(
+        node, "_rest", tuple([weakref.ref(out) for out in outputs[1:]]) if len(outputs) > 1 else ()
+    )
+
+
+def _new_output(type: TensorType, owner: Apply, index: int) -> Var:
     out = object.__new__(Var)
     _set(out, "type", type)
     _set(out, "owner", owner)
@@ -334,7 +381,9 @@ def _short(var: Var) -> str:
 # --- pickling: an output's graph is stored flat, so deep graphs need no recursion ---
 
 
-def _flatten_output(var: Var) -> tuple[tuple[Var, ...], tuple[tuple[Op, tuple[int, ...]], ...], int]:
+def _flatten_output(
+    var: Var,
+) -> tuple[tuple[Var, ...], tuple[tuple[Op, tuple[int, ...]], ...], int]:
     from rewritekit.ir.traversal import toposort  # traversal builds on this module
 
     slots: dict[Var, int] = {}

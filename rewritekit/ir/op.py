@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from rewritekit.errors import GraphTypeError, RewritekitError
-from rewritekit.ir.nodes import Apply, Var, _short, apply_op, as_var
+from rewritekit.errors import RewritekitError
+from rewritekit.ir.nodes import Apply, Var, _short, all_vars, apply_op, as_var
 from rewritekit.ir.types import TensorType
 
 __all__ = ["Op"]
@@ -34,6 +34,14 @@ class Op:
     """
 
     __props__: ClassVar[tuple[str, ...]] = ()
+    #: The user-facing name in error messages; by default the class name in snake_case.
+    #: Subclasses may set it, e.g. ``name = "true_divide"``.
+    name: ClassVar[str] = "op"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         props = type(self).__props__
@@ -76,17 +84,9 @@ class Op:
 
     def __getstate__(self) -> Any:
         state = super().__getstate__()
-        if isinstance(state, dict) and "_rk_hash" in state:  # hashes differ between processes
-            state = {k: v for k, v in state.items() if k != "_rk_hash"}
+        if isinstance(state, dict):  # drop caches: hashes and tables differ between processes
+            state = {k: v for k, v in state.items() if not k.startswith("_rk_")}
         return state
-
-    @property
-    def name(self) -> str:
-        """The Op's user-facing name in error messages (snake_case of the class name).
-
-        Subclasses may set a class attribute instead, e.g. ``name = "true_divide"``.
-        """
-        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", type(self).__name__).lower()
 
     # --- the math ---------------------------------------------------------------------
 
@@ -115,6 +115,8 @@ class Op:
 
         The default converts non-Var arguments to constants with NumPy's default dtypes.
         """
+        if all_vars(args):
+            return args
         return tuple(
             as_var(arg, context=f"{self}: input {position}") for position, arg in enumerate(args)
         )
@@ -129,8 +131,6 @@ class Op:
 
     def _outputs(self, args: tuple[Any, ...]) -> tuple[Var, ...]:
         inputs = self.prepare_inputs(*args)
-        if not isinstance(inputs, tuple) or not all(isinstance(i, Var) for i in inputs):
-            raise GraphTypeError(f"{self}: prepare_inputs must return a tuple of Var")
         try:
             return apply_op(self, inputs)
         except RewritekitError as exc:

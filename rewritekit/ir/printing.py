@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rewritekit.ir.nodes import Constant, Var
-from rewritekit.ir.traversal import _as_outputs, _postorder, _var_parents
+from rewritekit.ir.traversal import _as_outputs, ancestors
 
 __all__ = ["dprint"]
 
@@ -72,14 +72,12 @@ def _shared(outs: list[Var]) -> set[Var]:
     uses: dict[Var, int] = {}
     for out in outs:
         uses[out] = uses.get(out, 0) + 1
-    order = _postorder(outs, _var_parents)
+    order = ancestors(outs)
     for var in order:
         if var.owner is not None:
             for inp in var.owner.inputs:
                 uses[inp] = uses.get(inp, 0) + 1
-    return {
-        v for v in order if uses[v] > 1 and (v.owner is not None or _is_large_constant(v))
-    }
+    return {v for v in order if uses[v] > 1 and (v.owner is not None or _is_large_constant(v))}
 
 
 def _id_text(number: int) -> str:
@@ -99,7 +97,7 @@ def _input_labels(outs: list[Var]) -> dict[Var, str]:
     """Names for the graph inputs; distinct inputs that share a name get a ``#n`` suffix."""
     labels: dict[Var, str] = {}
     by_name: dict[str, int] = {}
-    for var in _postorder(outs, _var_parents):
+    for var in ancestors(outs):
         if var.owner is None and not isinstance(var, Constant):
             name = var.name or "<input>"
             count = by_name.get(name, 0) + 1

@@ -6,41 +6,13 @@ gives the same order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from rewritekit.errors import GraphTypeError, ReplaceError
 from rewritekit.ir.nodes import Apply, Constant, Var, apply_op, as_var
 
 __all__ = ["ancestors", "clients", "graph_inputs", "replace", "toposort"]
-
-N = TypeVar("N", bound=Hashable)
-
-
-def _postorder(
-    roots: Iterable[N], parents: Callable[[N], Iterable[N]], stop: Mapping[Any, Any] = {}
-) -> list[N]:
-    """Every node reachable from ``roots``, each after its parents.
-
-    A node in ``stop`` is neither listed nor entered. An explicit stack replaces recursion:
-    an entry ``(node, True)`` means "all parents are done, emit node".
-    """
-    order: list[N] = []
-    seen: set[N] = set()
-    stack: list[tuple[N, bool]] = [(root, False) for root in reversed(list(roots))]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if node in seen or node in stop:
-            continue
-        seen.add(node)
-        stack.append((node, True))
-        for parent in reversed(tuple(parents(node))):
-            if parent not in seen:
-                stack.append((parent, False))
-    return order
 
 
 def _as_outputs(outputs: Var | Sequence[Var], what: str) -> list[Var]:
@@ -53,28 +25,69 @@ def _as_outputs(outputs: Var | Sequence[Var], what: str) -> list[Var]:
     return outs
 
 
-def _owner_parents(node: Apply) -> list[Apply]:
-    return [i.owner for i in node.inputs if i.owner is not None]
+def _toposort_nodes(roots: Sequence[Apply], stop: Collection[Apply] = ()) -> list[Apply]:
+    """Every Apply reachable from ``roots`` (not entering ``stop``), each after its inputs.
+
+    An explicit stack replaces recursion. ``state`` maps a node to False once its inputs
+    are pushed and to True once it is emitted; a node reaching the top of the stack in
+    state False has had all its inputs emitted (the graph is acyclic). The loop allocates
+    nothing per node but the dict entry, which keeps the garbage collector quiet.
+    """
+    order: list[Apply] = []
+    state: dict[Apply, bool] = dict.fromkeys(stop, True)
+    stack = list(reversed(roots))
+    push = stack.append
+    while stack:
+        node = stack[-1]
+        done = state.get(node)
+        if done is None:
+            state[node] = False
+            for inp in reversed(node.inputs):
+                owner = inp.owner
+                if owner is not None and owner not in state:
+                    push(owner)
+        else:
+            stack.pop()
+            if not done:
+                state[node] = True
+                order.append(node)
+    return order
 
 
 def toposort(outputs: Var | Sequence[Var]) -> list[Apply]:
     """The Apply nodes that compute ``outputs``, each after the nodes it reads.
+
+    Inputs are visited left to right, so the order is deterministic.
 
     Example:
         >>> [str(node.op) for node in toposort(rt.exp(rt.log(x)))]
         ['Log', 'Exp']
     """
     roots = [o.owner for o in _as_outputs(outputs, "toposort") if o.owner is not None]
-    return _postorder(roots, _owner_parents)
-
-
-def _var_parents(var: Var) -> tuple[Var, ...]:
-    return () if var.owner is None else var.owner.inputs
+    return _toposort_nodes(roots)
 
 
 def ancestors(outputs: Var | Sequence[Var]) -> list[Var]:
     """Every Var that ``outputs`` depend on, ``outputs`` included, each after its inputs."""
-    return _postorder(_as_outputs(outputs, "ancestors"), _var_parents)
+    order: list[Var] = []
+    state: dict[Var, bool] = {}
+    stack = list(reversed(_as_outputs(outputs, "ancestors")))
+    push = stack.append
+    while stack:
+        var = stack[-1]
+        done = state.get(var)
+        if done is None:
+            state[var] = False
+            if var.owner is not None:
+                for inp in reversed(var.owner.inputs):
+                    if inp not in state:
+                        push(inp)
+        else:
+            stack.pop()
+            if not done:
+                state[var] = True
+                order.append(var)
+    return order
 
 
 def graph_inputs(outputs: Var | Sequence[Var], *, include_constants: bool = False) -> list[Var]:
@@ -129,7 +142,7 @@ def replace(outputs: Any, replacements: Mapping[Var, Any]) -> Any:
         memo[old] = _checked_replacement(old, new)
     roots = [o.owner for o in outs if o.owner is not None and o not in memo]
     stop = {o.owner for o in memo if o.owner is not None and _all_replaced(o.owner, memo)}
-    for node in _postorder(roots, _owner_parents, dict.fromkeys(stop)):
+    for node in _toposort_nodes(roots, stop):
         inputs = node.inputs
         new_inputs = tuple(memo.get(i, i) for i in inputs)
         if any(a is not b for a, b in zip(new_inputs, inputs, strict=True)):

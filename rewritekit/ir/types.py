@@ -7,6 +7,8 @@ A static shape entry is an ``int`` (known length) or ``None`` (known only at run
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -113,10 +115,8 @@ class TensorType:
                 object.__setattr__(found, "dtype", key[0])
                 object.__setattr__(found, "shape", key[1])
                 cls._table[key] = found
-            try:
+            with contextlib.suppress(TypeError):
                 cls._table.setdefault((dtype, shape), found)
-            except TypeError:
-                pass
         return found
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -180,16 +180,25 @@ def result_dtype(*items: Any) -> str:
         >>> result_dtype("int8", "float32"), result_dtype("float32", 2.0)
         ('float32', 'float32')
     """
-    args: list[Any] = []
+    key: list[Any] = []
     for item in items:
         if isinstance(item, TensorType):
-            args.append(np.dtype(item.dtype))
+            key.append(item.dtype)
         elif isinstance(item, _PY_SCALARS):
-            args.append(item)
+            key.append(type(item))  # a weak scalar's value does not change the result
         else:
-            args.append(np.dtype(normalize_dtype(item)))
-    if not args:
+            key.append(normalize_dtype(item))
+    if not key:
         raise DTypeError("result_dtype needs at least one dtype or scalar")
+    return _result_dtype(tuple(key))
+
+
+_WEAK_EXAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
+
+
+@functools.lru_cache(maxsize=4096)
+def _result_dtype(key: tuple[Any, ...]) -> str:
+    args = [_WEAK_EXAMPLE[k] if k in _WEAK_EXAMPLE else np.dtype(k) for k in key]
     return normalize_dtype(np.result_type(*args))
 
 
@@ -215,7 +224,10 @@ def broadcast_shapes(
         >>> broadcast_shapes((None, 1), (3,))
         (None, 3)
     """
-    ndim = max((len(s) for s in shapes), default=0)
+    first = shapes[0] if shapes else ()
+    if all(shape == first for shape in shapes):
+        return tuple(first)
+    ndim = max(len(s) for s in shapes)
     out: list[int | None] = []
     for axis in range(-ndim, 0):
         length: int | None = 1

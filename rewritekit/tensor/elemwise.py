@@ -9,6 +9,7 @@ import numpy as np
 
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
+from rewritekit.ir.nodes import all_vars
 
 __all__ = [
     "Add",
@@ -46,6 +47,8 @@ class Elemwise(Op):
     commutative: ClassVar[bool] = False
 
     def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:
+        if len(args) == self.nin and all_vars(args):
+            return args
         if len(args) != self.nin:
             raise GraphTypeError(f"{self.name}: expected {self.nin} inputs, got {len(args)}")
         strong = {

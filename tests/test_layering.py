@@ -1,0 +1,58 @@
+"""The import rules of DESIGN.md, checked over every module."""
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "rewritekit"
+
+# layer -> rewritekit subpackages it may import (besides itself and rewritekit.errors)
+ALLOWED = {
+    "ir": set(),
+    "tensor": {"ir"},
+    "grad": {"ir", "tensor"},
+    "rules": {"ir", "tensor", "backends"},
+    "backends": {"ir", "tensor", "backends"},
+}
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+
+
+def _layer(path):
+    relative = path.relative_to(PACKAGE)
+    return relative.parts[0].removesuffix(".py")
+
+
+# Top-level modules (compile.py, demo.py, __init__.py) tie the layers together.
+LAYERED = sorted(p for p in PACKAGE.rglob("*.py") if _layer(p) in ALLOWED)
+
+
+def test_every_layer_has_modules():
+    assert {_layer(p) for p in LAYERED} >= {"ir", "tensor"}
+
+
+@pytest.mark.parametrize("path", LAYERED, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_module_imports_only_the_layers_below_it(path):
+    layer = _layer(path)
+    allowed = ALLOWED[layer] | {layer, "errors"}
+    for name in _imports(path):
+        parts = name.split(".")
+        if parts[0] == "rewritekit" and len(parts) > 1:
+            assert parts[1] in allowed, f"{path.name} ({layer}) imports {name}"
+
+
+def test_importing_rewritekit_does_not_import_jax():
+    code = "import sys, rewritekit, rewritekit.tensor, rewritekit.ir; print('jax' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
