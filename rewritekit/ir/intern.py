@@ -66,13 +66,26 @@ class WeakInternTable:
         ref = bucket.get(key)
         return None if ref is None else ref()
 
-    def store(self, bucket: Bucket, key: Hashable, obj: object) -> None:
-        """Store ``obj``. Call with ``self.lock`` held, after ``lookup`` found nothing."""
+    def intern(self, bucket: Bucket, key: Hashable, obj: Any) -> Any:
+        """Store ``obj`` under ``key`` unless a live object is there; return the one kept.
+
+        The common case takes no lock: ``dict.setdefault`` is atomic for keys whose hash and
+        equality run no Python code (tuples of identity-hashed nodes, bytes, ints). Only a
+        dead entry, not yet removed by its callback, is replaced under the lock.
+        """
         ref = _KeyedRef(obj, self._remove)
         ref.bucket = bucket
         ref.key = key
-        bucket[key] = ref
-        self.created += 1
+        found = bucket.setdefault(key, ref)
+        if found is not ref:
+            with self.lock:
+                found = bucket.get(key)
+                existing = None if found is None else found()
+                if existing is not None:
+                    return existing
+                bucket[key] = ref
+        self.created += 1  # exact when one thread builds at a time
+        return obj
 
     def __len__(self) -> int:
         with self.lock:

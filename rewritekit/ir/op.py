@@ -65,7 +65,10 @@ class Op:
     # --- identity -------------------------------------------------------------------
 
     def _props_values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, p) for p in type(self).__props__)
+        # Each value's type is part of it: Scale(2) and Scale(2.0) (or Scale(True) and
+        # Scale(1)) are different Ops, though 2 == 2.0 in Python.
+        values = [getattr(self, p) for p in type(self).__props__]
+        return tuple((type(v), v) for v in values)
 
     def __eq__(self, other: object) -> bool:
         if self is other:

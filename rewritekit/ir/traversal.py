@@ -144,10 +144,14 @@ def replace(outputs: Any, replacements: Mapping[Var, Any]) -> Any:
     stop = {o.owner for o in memo if o.owner is not None and _all_replaced(o.owner, memo)}
     for node in _toposort_nodes(roots, stop):
         inputs = node.inputs
-        new_inputs = tuple(memo.get(i, i) for i in inputs)
-        if any(a is not b for a, b in zip(new_inputs, inputs, strict=True)):
-            for out, new in zip(node.outputs, apply_op(node.op, new_inputs), strict=True):
-                memo.setdefault(out, new)
+        for inp in inputs:
+            if inp in memo:
+                break
+        else:
+            continue  # nothing this node reads has changed: it is shared as it is
+        new_inputs = tuple([memo.get(i, i) for i in inputs])
+        for out, new in zip(node.outputs, apply_op(node.op, new_inputs), strict=True):
+            memo.setdefault(out, new)
     result = [memo.get(o, o) for o in outs]
     if single:
         return result[0]

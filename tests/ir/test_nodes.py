@@ -33,6 +33,7 @@ def test_ops_compare_and_hash_by_parameters():
     assert Scale(2.0) == Scale(factor=2.0)
     assert hash(Scale(2.0)) == hash(Scale(2.0))
     assert Scale(2.0) != Scale(3.0)
+    assert Scale(2) != Scale(2.0) and Scale(True) != Scale(1)
     assert Scale(2.0)(x) is Scale(2.0)(x)
     assert Scale(2.0)(x) is not Scale(3.0)(x)
     assert str(Scale(2.0)) == "Scale{factor=2.0}"

@@ -1,0 +1,15 @@
+"""The Python examples in README.md run as written."""
+
+import pathlib
+import re
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_examples_run(capsys):
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+    assert len(blocks) >= 2
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - our own docs
+    assert "add: cannot broadcast shapes (3,) and (4,) (inputs 'a', 'b')" in capsys.readouterr().out
