@@ -24,6 +24,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from typing import Any
 
 import rewritekit as rk
 import rewritekit.tensor as rt
@@ -53,22 +54,22 @@ def wide(n: int) -> tuple[list[Var], Var]:
 SHAPES: dict[str, Callable[[int], tuple[list[Var], Var]]] = {"chain": chain, "wide": wide}
 
 
-def timed(fn: Callable[[], object]) -> tuple[float, object]:
+def timed(fn: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     start = time.perf_counter()
-    result = fn()
+    result = fn(*args)
     return time.perf_counter() - start, result
 
 
 def measure(shape: str, n: int) -> dict[str, float]:
     build = SHAPES[shape]
     gc.collect()
-    t_build, (outs, leaf) = timed(lambda: build(n))
-    t_topo, order = timed(lambda: rk.toposort(outs))
+    t_build, (outs, leaf) = timed(build, n)
+    t_topo, order = timed(rk.toposort, outs)
     assert len(order) == n
     del order
     new_leaf = rt.vector("z") if leaf.ndim else rt.scalar("z")
     before = rk.intern_stats().applies_created
-    t_replace, new_outs = timed(lambda: rk.replace(outs, {leaf: new_leaf}))
+    t_replace, new_outs = timed(rk.replace, outs, {leaf: new_leaf})
     rebuilt = rk.intern_stats().applies_created - before
     del outs, new_outs, leaf
     gc.collect()

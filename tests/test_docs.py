@@ -11,5 +11,5 @@ def test_readme_examples_run(capsys):
     assert len(blocks) >= 2
     namespace: dict = {}
     for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102 - our own docs
+        exec(compile(block, str(README), "exec"), namespace)  # our own README
     assert "add: cannot broadcast shapes (3,) and (4,) (inputs 'a', 'b')" in capsys.readouterr().out

@@ -228,3 +228,20 @@ def test_concurrent_construction_of_constants_and_multi_output_nodes():
     results = _build_in_threads(lambda: (constant(np.arange(50.0)), MinMax()(x)))
     assert all(r[0] is results[0][0] for r in results)
     assert all(r[1][0] is results[0][1][0] and r[1][1] is results[0][1][1] for r in results)
+
+
+def test_threads_building_overlapping_graphs_keep_the_table_consistent():
+    x, z = rt.vector("x"), rt.vector("z")
+
+    def build():
+        values = [x, z]
+        for i in range(400):
+            a, b = values[i % len(values)], values[(i * 7 + 3) % len(values)]
+            values.append(rt.exp(a) + b if i % 3 else rt.log(a * b))
+        return values
+
+    results = _build_in_threads(build)
+    for column in zip(*results, strict=True):
+        assert all(v is column[0] for v in column)
+    for node in rk.toposort(results[0][-1]):
+        assert apply_op(node.op, node.inputs) == node.outputs
