@@ -9,6 +9,7 @@ Example:
 """
 
 from rewritekit import tensor
+from rewritekit.compile import CompiledFunction, function
 from rewritekit.errors import (
     BroadcastError,
     DTypeError,
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Apply",
     "BroadcastError",
+    "CompiledFunction",
     "Constant",
     "DTypeError",
     "GraphTypeError",
@@ -45,6 +47,7 @@ __all__ = [
     "Var",
     "ancestors",
     "dprint",
+    "function",
     "graph_inputs",
     "intern_stats",
     "replace",

@@ -38,8 +38,14 @@ class Op:
     #: Subclasses may set it, e.g. ``name = "true_divide"``.
     name: ClassVar[str] = "op"
 
+    #: True on base classes that only share code (``Elemwise``); set in the class body, it
+    #: is not inherited. The completeness tests skip abstract Ops.
+    abstract: ClassVar[bool] = True
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "abstract" not in cls.__dict__:
+            cls.abstract = False
         if "name" not in cls.__dict__:
             cls.name = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", cls.__name__).lower()
 

@@ -1,5 +1,9 @@
 """The NumPy-like tensor API: ``import rewritekit.tensor as rt``.
 
+One module per family of Ops (``elemwise``, ``reduction``, ``shape``, ``creation``,
+``subtensor``, ``products``, ``sort``; ``rt.linalg`` is its own namespace). Each module
+lists its user functions in ``__all__``, and they are all re-exported here.
+
 Example:
     >>> import rewritekit.tensor as rt
     >>> x = rt.vector("x")
@@ -8,34 +12,34 @@ Example:
     'float64'
 """
 
-from rewritekit.tensor.basic import as_tensor, constant, matrix, scalar, tensor, vector
-from rewritekit.tensor.elemwise import (
-    add,
-    exp,
-    log,
-    log1p,
-    multiply,
-    negative,
-    subtract,
-    true_divide,
-)
+from rewritekit.tensor import linalg as linalg
+from rewritekit.tensor.basic import *  # noqa: F403
+from rewritekit.tensor.creation import *  # noqa: F403
+from rewritekit.tensor.elemwise import *  # noqa: F403
+from rewritekit.tensor.products import *  # noqa: F403
+from rewritekit.tensor.reduction import *  # noqa: F403
+from rewritekit.tensor.shape import *  # noqa: F403
+from rewritekit.tensor.sort import *  # noqa: F403
+from rewritekit.tensor.subtensor import *  # noqa: F403
 from rewritekit.tensor.variable import install_operators
 
 install_operators()
 
-__all__ = [
-    "add",
-    "as_tensor",
-    "constant",
-    "exp",
-    "log",
-    "log1p",
-    "matrix",
-    "multiply",
-    "negative",
-    "scalar",
-    "subtract",
-    "tensor",
-    "true_divide",
-    "vector",
-]
+
+def _public_names() -> list[str]:
+    from rewritekit.tensor import (
+        basic,
+        creation,
+        elemwise,
+        products,
+        reduction,
+        shape,
+        sort,
+        subtensor,
+    )
+
+    families = [basic, creation, elemwise, products, reduction, shape, sort, subtensor]
+    return ["linalg", *(name for family in families for name in family.__all__)]
+
+
+__all__ = _public_names()

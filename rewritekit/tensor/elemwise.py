@@ -1,50 +1,52 @@
-"""Elementwise Ops: broadcasting and NumPy 2 dtype promotion with weak Python scalars."""
+"""Elementwise Ops: broadcasting, NumPy 2 promotion with weak Python scalars.
+
+Every elementwise Op states two dtype facts, used by ``infer_types`` and by both backends:
+``cast_dtypes`` (the dtype each input is computed in) and ``output_dtype``. The families:
+
+- *arithmetic* (``add``, ``maximum``, ``abs``, ...): inputs promote by NumPy's rules and the
+  result has the promoted dtype (``abs`` of complex gives the matching float).
+- *float* (``exp``, ``sin``, the special functions, ...): float inputs keep their dtype;
+  integer and bool inputs compute in float64 (NumPy would give float16 for int8; SciPy and
+  JAX with x64 give float64).
+- *predicates* (comparisons, ``isnan``, logical ops): bool results.
+"""
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, ClassVar
 
 import numpy as np
 
-from rewritekit.errors import GraphTypeError
+from rewritekit.errors import DTypeError, GraphTypeError
 from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
 from rewritekit.ir.nodes import all_vars
 
-__all__ = [
-    "Add",
-    "Elemwise",
-    "Exp",
-    "Log",
-    "Log1p",
-    "Multiply",
-    "Negative",
-    "Subtract",
-    "TrueDivide",
-    "add",
-    "exp",
-    "log",
-    "log1p",
-    "multiply",
-    "negative",
-    "subtract",
-    "true_divide",
-]
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def _is_weak_scalar(value: object) -> bool:
-    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+    return isinstance(value, _PY_SCALARS) and not isinstance(value, np.generic)
+
+
+def _kind(dtype: str) -> str:
+    return np.dtype(dtype).kind
 
 
 class Elemwise(Op):
-    """Base of elementwise Ops: inputs broadcast, the dtype follows NumPy 2 promotion.
+    """Base of elementwise Ops.
 
-    Python scalars are weak: ``x * 5.0`` keeps ``x``'s float dtype, and an integer input
-    with a Python float gives ``float64``.
+    Class attributes:
+        nin: the number of inputs.
+        commutative: the inputs may be swapped (used by the rules engine).
+        kinds: the NumPy dtype kinds the Op accepts (``b``ool, ``i``nt, ``u``int, ``f``loat,
+            ``c``omplex); other inputs are rejected at construction.
     """
+
+    abstract = True
 
     nin: ClassVar[int] = 1
     commutative: ClassVar[bool] = False
+    kinds: ClassVar[str] = "biufc"
 
     def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:
         if len(args) == self.nin and all_vars(args):
@@ -56,46 +58,116 @@ class Elemwise(Op):
             for i, a in enumerate(args)
             if not _is_weak_scalar(a)
         }
-        if len(strong) == len(args):
-            return tuple(strong[i] for i in range(len(args)))
         weak = [a for a in args if _is_weak_scalar(a)]
-        dtype = result_dtype(*(v.type for v in strong.values()), *weak)
-        inputs = []
-        for i, arg in enumerate(args):
-            if i in strong:
-                inputs.append(strong[i])
-            else:
-                inputs.append(_weak_constant(arg, dtype, f"{self.name}: input {i}"))
-        return tuple(inputs)
+        dtype = self.weak_dtype([strong[i].type for i in sorted(strong)], weak)
+        return tuple(
+            strong[i] if i in strong else _weak_constant(a, dtype, f"{self.name}: input {i}")
+            for i, a in enumerate(args)
+        )
+
+    def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
+        """The dtype given to Python-scalar arguments, from the other arguments' types."""
+        return result_dtype(*strong, *weak)
 
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        dtypes = [t.dtype for t in input_types]
+        self._check_kinds(dtypes)
         shape = broadcast_shapes(*(t.shape for t in input_types), op=self.name)
-        return (TensorType(self.output_dtype(*(t.dtype for t in input_types)), shape),)
+        return (TensorType(self.output_dtype(*dtypes), shape),)
+
+    def _check_kinds(self, dtypes: list[str]) -> None:
+        # Checked on the dtypes the inputs are computed in: subtract(bool, int) is fine.
+        casts = self.cast_dtypes(*dtypes)
+        for position, (dtype, cast) in enumerate(zip(dtypes, casts, strict=True)):
+            if _kind(cast) not in self.kinds:
+                computed = "" if cast == dtype else f" (computed in {cast})"
+                raise DTypeError(
+                    f"{self.name}: input {position} has dtype {dtype}{computed}, which "
+                    f"{self.name} does not support (expected one of the kinds "
+                    f"{_kind_names(self.kinds)})"
+                )
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        """The dtype each input is computed in (arithmetic: the promoted dtype)."""
+        common = result_dtype(*dtypes)
+        return (common,) * len(dtypes)
 
     def output_dtype(self, *dtypes: str) -> str:
-        """The output dtype for these input dtypes (NumPy's promotion by default)."""
+        """The result's dtype for these input dtypes."""
         return result_dtype(*dtypes)
 
 
-def _weak_constant(value: numbers.Number, dtype: str, context: str) -> Var:
-    if np.dtype(dtype).kind in "iu" and isinstance(value, int):
+def _kind_names(kinds: str) -> str:
+    names = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
+    return ", ".join(names[k] for k in kinds)
+
+
+def _weak_constant(value: Any, dtype: str, context: str) -> Var:
+    if _kind(dtype) in "iu" and isinstance(value, int) and not isinstance(value, bool):
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             raise GraphTypeError(
                 f"{context}: Python int {value} is out of bounds for {dtype} "
                 f"[{info.min}, {info.max}]"
             )
+    if _kind(dtype) in "biu" and isinstance(value, (float, complex)):
+        dtype = result_dtype(dtype, value)
     return as_var(value, dtype=dtype, context=context)
 
 
-class FloatUnary(Elemwise):
-    """A unary function whose integer inputs compute in floating point (as NumPy's)."""
+def float_dtype(dtype: str) -> str:
+    """The dtype a float function computes in: floats keep theirs, the rest use float64."""
+    return dtype if _kind(dtype) in "fc" else "float64"
+
+
+class FloatElemwise(Elemwise):
+    """An elementwise function computed in floating point (see the module docstring)."""
+
+    abstract = True
+
+    kinds = "biuf"
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        common = float_dtype(result_dtype(*dtypes))
+        return (common,) * len(dtypes)
 
     def output_dtype(self, *dtypes: str) -> str:
-        (dtype,) = dtypes
-        if np.dtype(dtype).kind in "fc":
-            return dtype
-        return result_dtype(dtype, "float16")  # NumPy: int8 -> float16, int32 -> float64
+        return float_dtype(result_dtype(*dtypes))
+
+
+class ComplexFloatElemwise(FloatElemwise):
+    """A float function that also accepts complex inputs."""
+
+    abstract = True
+
+    kinds = "biufc"
+
+
+class Predicate(Elemwise):
+    """An elementwise test: inputs compare in their promoted dtype; the result is bool."""
+
+    abstract = True
+
+    def output_dtype(self, *dtypes: str) -> str:
+        return "bool"
+
+
+class Logical(Elemwise):
+    """A logical connective: inputs are taken by truth value; the result is bool."""
+
+    abstract = True
+
+    def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
+        return "bool"
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        return ("bool",) * len(dtypes)
+
+    def output_dtype(self, *dtypes: str) -> str:
+        return "bool"
+
+
+# --- arithmetic -----------------------------------------------------------------------
 
 
 class Add(Elemwise):
@@ -106,9 +178,10 @@ class Add(Elemwise):
 
 
 class Subtract(Elemwise):
-    """x - y."""
+    """x - y. Not defined for bool (as in NumPy)."""
 
     nin = 2
+    kinds = "iufc"
 
 
 class Multiply(Elemwise):
@@ -119,36 +192,538 @@ class Multiply(Elemwise):
 
 
 class TrueDivide(Elemwise):
-    """x / y; integer inputs divide in float64 (as NumPy's)."""
+    """x / y; integer and bool inputs divide in float64 (as NumPy's)."""
 
     nin = 2
+    name = "true_divide"
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        common = float_dtype(result_dtype(*dtypes))
+        return (common,) * 2
 
     def output_dtype(self, *dtypes: str) -> str:
-        dtype = result_dtype(*dtypes)
-        return "float64" if np.dtype(dtype).kind in "biu" else dtype
+        return float_dtype(result_dtype(*dtypes))
+
+
+class FloorDivide(Elemwise):
+    """floor(x / y), in the promoted dtype. Integer division by zero gives 0 (NumPy)."""
+
+    nin = 2
+    kinds = "iuf"
+
+
+class Mod(Elemwise):
+    """x - floor(x / y) * y: the remainder with the sign of y (Python's %, NumPy's mod)."""
+
+    nin = 2
+    kinds = "iuf"
+
+
+class Power(Elemwise):
+    """x ** y in the promoted dtype. Integer x to a negative integer power is an error
+    in NumPy; write a float exponent."""
+
+    nin = 2
+    kinds = "iufc"
 
 
 class Negative(Elemwise):
-    """-x."""
+    """-x. Not defined for bool (as in NumPy)."""
+
+    kinds = "iufc"
 
 
-class Exp(FloatUnary):
-    """exp(x). Domain: all x."""
+class Abs(Elemwise):
+    """|x|; for complex x, the modulus in the matching float dtype."""
+
+    kinds = "biufc"
+
+    def output_dtype(self, *dtypes: str) -> str:
+        (dtype,) = dtypes
+        return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
 
-class Log(FloatUnary):
-    """Natural logarithm. Domain: x > 0 (log(0) = -inf)."""
+class Sign(Elemwise):
+    """-1, 0 or 1 with the sign of x (NaN for NaN)."""
+
+    kinds = "iuf"
 
 
-class Log1p(FloatUnary):
+class Square(Elemwise):
+    """x * x."""
+
+    kinds = "iufc"
+
+
+class Reciprocal(FloatElemwise):
+    """1 / x, computed in floating point (NumPy's integer reciprocal truncates; ours does not)."""
+
+    kinds = "biufc"
+
+
+class Maximum(Elemwise):
+    """The elementwise larger of x and y; NaN if either is NaN."""
+
+    nin = 2
+    commutative = True
+    kinds = "biuf"
+
+
+class Minimum(Elemwise):
+    """The elementwise smaller of x and y; NaN if either is NaN."""
+
+    nin = 2
+    commutative = True
+    kinds = "biuf"
+
+
+class Clip(Elemwise):
+    """min(max(x, lo), hi), in the promoted dtype of the three inputs."""
+
+    nin = 3
+    kinds = "iuf"
+
+
+class Where(Elemwise):
+    """cond ? x : y, elementwise; cond is taken by truth value, x and y promote."""
+
+    nin = 3
+
+    def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
+        # The condition does not take part in promotion; only the branches do.
+        return result_dtype(*strong[1:], *weak) if len(strong) > 1 else result_dtype(*weak)
+
+    def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:
+        if len(args) == 3 and _is_weak_scalar(args[0]):
+            args = (as_var(bool(args[0]), context="where: input 0"), *args[1:])
+        return super().prepare_inputs(*args)
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        common = result_dtype(*dtypes[1:])
+        return ("bool", common, common)
+
+    def output_dtype(self, *dtypes: str) -> str:
+        return result_dtype(*dtypes[1:])
+
+
+class Floor(Elemwise):
+    """The largest integer <= x, in x's dtype (integers are unchanged)."""
+
+    kinds = "biuf"
+
+
+class Ceil(Elemwise):
+    """The smallest integer >= x, in x's dtype (integers are unchanged)."""
+
+    kinds = "biuf"
+
+
+class Round(Elemwise):
+    """x rounded to ``decimals`` decimals, halves to even (NumPy's and JAX's rule)."""
+
+    __props__ = ("decimals",)
+    kinds = "iuf"
+
+    def __init__(self, decimals: int = 0) -> None:
+        super().__init__(int(decimals))
+
+
+class Cast(Elemwise):
+    """x converted to ``dtype`` (NumPy's ``astype``: floats to ints truncate toward zero)."""
+
+    __props__ = ("dtype",)
+
+    def __init__(self, dtype: Any) -> None:
+        super().__init__(TensorType(dtype).dtype)
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        return dtypes
+
+    def output_dtype(self, *dtypes: str) -> str:
+        return self.dtype
+
+
+def cast(x: Any, dtype: Any) -> Var:
+    """``x`` converted to ``dtype``; the same Var when it already has that dtype.
+
+    Example:
+        >>> cast(rt.vector("x"), "float32").dtype
+        'float32'
+    """
+    x = as_var(x, context="cast: input 0")
+    if x.dtype == TensorType(dtype).dtype:
+        return x
+    return Cast(dtype)(x)
+
+
+astype = cast
+
+
+# --- float functions ------------------------------------------------------------------
+
+
+class Exp(ComplexFloatElemwise):
+    """e ** x. Domain: all x."""
+
+
+class Exp2(FloatElemwise):
+    """2 ** x. Domain: all x."""
+
+
+class Expm1(FloatElemwise):
+    """exp(x) - 1, accurate for |x| << 1. Domain: all x."""
+
+
+class Log(ComplexFloatElemwise):
+    """Natural logarithm. Domain: x > 0 (log(0) = -inf; x < 0 gives NaN)."""
+
+
+class Log2(FloatElemwise):
+    """Base-2 logarithm. Domain: x > 0."""
+
+
+class Log10(FloatElemwise):
+    """Base-10 logarithm. Domain: x > 0."""
+
+
+class Log1p(FloatElemwise):
     """log(1 + x), accurate for |x| << 1. Domain: x > -1."""
+
+
+class Sqrt(ComplexFloatElemwise):
+    """Square root. Domain: x >= 0."""
+
+
+class Sin(ComplexFloatElemwise):
+    """Sine (radians)."""
+
+
+class Cos(ComplexFloatElemwise):
+    """Cosine (radians)."""
+
+
+class Tan(FloatElemwise):
+    """Tangent (radians)."""
+
+
+class Arcsin(FloatElemwise):
+    """Inverse sine. Domain: -1 <= x <= 1."""
+
+
+class Arccos(FloatElemwise):
+    """Inverse cosine. Domain: -1 <= x <= 1."""
+
+
+class Arctan(FloatElemwise):
+    """Inverse tangent."""
+
+
+class Arctan2(FloatElemwise):
+    """The angle of the point (x2, x1): arctan2(x1, x2) in (-pi, pi]."""
+
+    nin = 2
+
+
+class Sinh(FloatElemwise):
+    """Hyperbolic sine."""
+
+
+class Cosh(FloatElemwise):
+    """Hyperbolic cosine."""
+
+
+class Tanh(ComplexFloatElemwise):
+    """Hyperbolic tangent."""
+
+
+class Arcsinh(FloatElemwise):
+    """Inverse hyperbolic sine."""
+
+
+class Arccosh(FloatElemwise):
+    """Inverse hyperbolic cosine. Domain: x >= 1."""
+
+
+class Arctanh(FloatElemwise):
+    """Inverse hyperbolic tangent. Domain: -1 < x < 1."""
+
+
+class Logaddexp(FloatElemwise):
+    """log(exp(x) + exp(y)), without overflow."""
+
+    nin = 2
+    commutative = True
+
+
+# --- special functions ----------------------------------------------------------------
+
+
+class Sigmoid(FloatElemwise):
+    """1 / (1 + exp(-x)), the logistic function (SciPy's expit)."""
+
+
+class Softplus(FloatElemwise):
+    """log(1 + exp(x)) = logaddexp(0, x), without overflow."""
+
+
+class LogSigmoid(FloatElemwise):
+    """log(sigmoid(x)) = -softplus(-x), accurate for large |x|."""
+
+
+class Logit(FloatElemwise):
+    """log(p / (1 - p)), the inverse of sigmoid. Domain: 0 <= p <= 1."""
+
+
+class Erf(FloatElemwise):
+    """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
+
+
+class Erfc(FloatElemwise):
+    """1 - erf(x), accurate for large x."""
+
+
+class Erfinv(FloatElemwise):
+    """The inverse of erf. Domain: -1 <= x <= 1."""
+
+
+class Gammaln(FloatElemwise):
+    """log|Gamma(x)|. Domain: x not a non-positive integer."""
+
+
+class Digamma(FloatElemwise):
+    """d/dx log Gamma(x) (SciPy's psi). Domain: x not a non-positive integer."""
+
+
+class Xlogy(FloatElemwise):
+    """x * log(y), and 0 where x == 0 (even for y == 0)."""
+
+    nin = 2
+
+
+class Log1mexp(FloatElemwise):
+    """log(1 - exp(x)), accurate across the domain x <= 0 (NaN for x > 0).
+
+    Uses log(-expm1(x)) for x > -log(2) and log1p(-exp(x)) below (Maechler, 2012).
+    """
+
+
+# --- predicates and logic ---------------------------------------------------------------
+
+
+class Equal(Predicate):
+    """x == y."""
+
+    nin = 2
+    commutative = True
+
+
+class NotEqual(Predicate):
+    """x != y."""
+
+    nin = 2
+    commutative = True
+
+
+class Less(Predicate):
+    """x < y."""
+
+    nin = 2
+    kinds = "biuf"
+
+
+class LessEqual(Predicate):
+    """x <= y."""
+
+    nin = 2
+    kinds = "biuf"
+
+
+class Greater(Predicate):
+    """x > y."""
+
+    nin = 2
+    kinds = "biuf"
+
+
+class GreaterEqual(Predicate):
+    """x >= y."""
+
+    nin = 2
+    kinds = "biuf"
+
+
+class Isnan(Predicate):
+    """True where x is NaN."""
+
+
+class Isinf(Predicate):
+    """True where x is +inf or -inf."""
+
+
+class Isfinite(Predicate):
+    """True where x is neither NaN nor infinite."""
+
+
+class LogicalAnd(Logical):
+    """x and y, by truth value."""
+
+    nin = 2
+    commutative = True
+
+
+class LogicalOr(Logical):
+    """x or y, by truth value."""
+
+    nin = 2
+    commutative = True
+
+
+class LogicalNot(Logical):
+    """not x, by truth value."""
 
 
 add = Add()
 subtract = Subtract()
 multiply = Multiply()
 true_divide = TrueDivide()
+divide = true_divide
+floor_divide = FloorDivide()
+mod = Mod()
+power = Power()
 negative = Negative()
+abs = Abs()
+sign = Sign()
+square = Square()
+reciprocal = Reciprocal()
+maximum = Maximum()
+minimum = Minimum()
+clip = Clip()
+where = Where()
+floor = Floor()
+ceil = Ceil()
 exp = Exp()
+exp2 = Exp2()
+expm1 = Expm1()
 log = Log()
+log2 = Log2()
+log10 = Log10()
 log1p = Log1p()
+sqrt = Sqrt()
+sin = Sin()
+cos = Cos()
+tan = Tan()
+arcsin = Arcsin()
+arccos = Arccos()
+arctan = Arctan()
+arctan2 = Arctan2()
+sinh = Sinh()
+cosh = Cosh()
+tanh = Tanh()
+arcsinh = Arcsinh()
+arccosh = Arccosh()
+arctanh = Arctanh()
+logaddexp = Logaddexp()
+sigmoid = Sigmoid()
+softplus = Softplus()
+log_sigmoid = LogSigmoid()
+logit = Logit()
+erf = Erf()
+erfc = Erfc()
+erfinv = Erfinv()
+gammaln = Gammaln()
+digamma = Digamma()
+xlogy = Xlogy()
+log1mexp = Log1mexp()
+equal = Equal()
+not_equal = NotEqual()
+less = Less()
+less_equal = LessEqual()
+greater = Greater()
+greater_equal = GreaterEqual()
+isnan = Isnan()
+isinf = Isinf()
+isfinite = Isfinite()
+logical_and = LogicalAnd()
+logical_or = LogicalOr()
+logical_not = LogicalNot()
+
+
+def round(x: Any, decimals: int = 0) -> Var:
+    """x rounded to ``decimals`` decimals, halves to even.
+
+    Example:
+        >>> round(rt.vector("x"), 2).dtype
+        'float64'
+    """
+    return Round(decimals)(x)
+
+
+__all__ = [
+    "abs",
+    "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "astype",
+    "cast",
+    "ceil",
+    "clip",
+    "cos",
+    "cosh",
+    "digamma",
+    "divide",
+    "equal",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp",
+    "exp2",
+    "expm1",
+    "floor",
+    "floor_divide",
+    "gammaln",
+    "greater",
+    "greater_equal",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "less",
+    "less_equal",
+    "log",
+    "log1mexp",
+    "log1p",
+    "log2",
+    "log10",
+    "log_sigmoid",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logit",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "power",
+    "reciprocal",
+    "round",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "softplus",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "where",
+    "xlogy",
+]

@@ -1,29 +1,181 @@
-"""NumPy-style operators on ``Var``, installed here so that ``ir`` knows no tensor math."""
+"""NumPy-style operators and methods on ``Var``, installed here so ``ir`` knows no tensor math.
+
+Methods look their function up in ``rewritekit.tensor`` when called, so each Op family
+module only has to export the function (``rt.sum``, ``rt.reshape``, ...).
+
+``==`` and ``!=`` stay identity comparisons (as in PyTensor): Vars are dict keys, and
+hash-consing makes identity the structural equality. Use ``rt.equal``/``rt.not_equal`` for
+the elementwise comparison.
+"""
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import Any
 
+from rewritekit.errors import DTypeError
 from rewritekit.ir import Var
-from rewritekit.tensor import elemwise as ew
 
 
-def _binary(op: ew.Elemwise) -> tuple[Any, Any]:
+def _rt() -> ModuleType:
+    return sys.modules["rewritekit.tensor"]
+
+
+def _binary(name: str) -> tuple[Any, Any]:
     def forward(self: Var, other: Any) -> Var:
-        return op(self, other)
+        return getattr(_rt(), name)(self, other)
 
     def reflected(self: Var, other: Any) -> Var:
-        return op(other, self)
+        return getattr(_rt(), name)(other, self)
+
+    forward.__name__ = reflected.__name__ = name
+    return forward, reflected
+
+
+def _logical(name: str, symbol: str) -> tuple[Any, Any]:
+    def check(*values: Any) -> None:
+        for value in values:
+            if isinstance(value, Var) and value.dtype != "bool":
+                raise DTypeError(
+                    f"{symbol}: expected bool operands, got {value.dtype} ({value!r}); "
+                    f"use rt.{name} to combine truth values of other dtypes"
+                )
+
+    def forward(self: Var, other: Any) -> Var:
+        check(self, other)
+        return getattr(_rt(), name)(self, other)
+
+    def reflected(self: Var, other: Any) -> Var:
+        check(self, other)
+        return getattr(_rt(), name)(other, self)
 
     return forward, reflected
 
 
+def _invert(self: Var) -> Var:
+    if self.dtype != "bool":
+        raise DTypeError(
+            f"~: expected a bool operand, got {self.dtype} ({self!r}); "
+            "use rt.logical_not for truth values of other dtypes"
+        )
+    return _rt().logical_not(self)
+
+
+class _At:
+    """``x.at[idx].set(v)`` / ``.add(v)``, as in JAX."""
+
+    __slots__ = ("var",)
+
+    def __init__(self, var: Var) -> None:
+        self.var = var
+
+    def __getitem__(self, index: Any) -> _AtIndex:
+        return _AtIndex(self.var, index)
+
+
+class _AtIndex:
+    __slots__ = ("index", "var")
+
+    def __init__(self, var: Var, index: Any) -> None:
+        self.var = var
+        self.index = index
+
+    def set(self, value: Any) -> Var:
+        """x with x[idx] replaced by value (a new graph; x is unchanged)."""
+        return _rt().set_subtensor(self.var[self.index], value)
+
+    def add(self, value: Any) -> Var:
+        """x with value added at x[idx] (repeated indices accumulate)."""
+        return _rt().inc_subtensor(self.var[self.index], value)
+
+
+def _method(name: str, doc: str) -> Any:
+    def method(self: Var, *args: Any, **kwargs: Any) -> Any:
+        return getattr(_rt(), name)(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = doc
+    return method
+
+
+def _reshape(self: Var, *shape: Any) -> Var:
+    """x.reshape(2, 3) or x.reshape((2, 3)), as in NumPy."""
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = shape[0]
+    return _rt().reshape(self, shape)
+
+
+def _transpose(self: Var, *axes: Any) -> Var:
+    """x.transpose(), x.transpose(1, 0) or x.transpose((1, 0)), as in NumPy."""
+    if len(axes) == 1 and not isinstance(axes[0], int):
+        axes = axes[0]
+    return _rt().transpose(self, axes or None)
+
+
+_METHODS = {
+    "sum": "Sum over ``axis`` (see rt.sum).",
+    "prod": "Product over ``axis`` (see rt.prod).",
+    "mean": "Mean over ``axis`` (see rt.mean).",
+    "var": "Variance over ``axis`` (see rt.var).",
+    "std": "Standard deviation over ``axis`` (see rt.std).",
+    "max": "Maximum over ``axis`` (see rt.max).",
+    "min": "Minimum over ``axis`` (see rt.min).",
+    "argmax": "Index of the maximum (see rt.argmax).",
+    "argmin": "Index of the minimum (see rt.argmin).",
+    "all": "True where all are true (see rt.all).",
+    "any": "True where any is true (see rt.any).",
+    "cumsum": "Cumulative sum (see rt.cumsum).",
+    "cumprod": "Cumulative product (see rt.cumprod).",
+    "astype": "A cast to ``dtype`` (see rt.astype).",
+    "dot": "The dot product with another tensor (see rt.dot).",
+    "flatten": "A 1-d copy (see rt.flatten).",
+    "squeeze": "Drop length-1 axes (see rt.squeeze).",
+    "swapaxes": "Swap two axes (see rt.swapaxes).",
+    "sort": "Sorted along ``axis`` (see rt.sort).",
+    "argsort": "Indices that sort along ``axis`` (see rt.argsort).",
+    "clip": "Clip to [lo, hi] (see rt.clip).",
+    "round": "Round to ``decimals`` (see rt.round).",
+}
+
+
 def install_operators() -> None:
-    """Give ``Var`` its arithmetic operators (idempotent)."""
-    Var.__add__, Var.__radd__ = _binary(ew.add)  # type: ignore[method-assign]
-    Var.__sub__, Var.__rsub__ = _binary(ew.subtract)  # type: ignore[method-assign]
-    Var.__mul__, Var.__rmul__ = _binary(ew.multiply)  # type: ignore[method-assign]
-    Var.__truediv__, Var.__rtruediv__ = _binary(ew.true_divide)  # type: ignore[method-assign]
-    Var.__neg__ = lambda self: ew.negative(self)  # type: ignore[method-assign]
-    # NumPy must not treat a Var as an array: `np.float64(2) * x` defers to Var.__rmul__.
-    Var.__array_ufunc__ = None  # type: ignore[attr-defined]
+    """Give ``Var`` its NumPy-style operators and methods (idempotent)."""
+    for dunder, name in [
+        ("add", "add"),
+        ("sub", "subtract"),
+        ("mul", "multiply"),
+        ("truediv", "true_divide"),
+        ("floordiv", "floor_divide"),
+        ("mod", "mod"),
+        ("pow", "power"),
+        ("matmul", "matmul"),
+    ]:
+        forward, reflected = _binary(name)
+        setattr(Var, f"__{dunder}__", forward)
+        setattr(Var, f"__r{dunder}__", reflected)
+    for dunder, name in [
+        ("lt", "less"),
+        ("le", "less_equal"),
+        ("gt", "greater"),
+        ("ge", "greater_equal"),
+    ]:
+        setattr(Var, f"__{dunder}__", _binary(name)[0])
+    for dunder, name, symbol in [("and", "logical_and", "&"), ("or", "logical_or", "|")]:
+        forward, reflected = _logical(name, symbol)
+        setattr(Var, f"__{dunder}__", forward)
+        setattr(Var, f"__r{dunder}__", reflected)
+    Var.__invert__ = _invert  # type: ignore[attr-defined]
+    Var.__neg__ = lambda self: _rt().negative(self)  # type: ignore[attr-defined]
+    Var.__pos__ = lambda self: self  # type: ignore[attr-defined]
+    Var.__abs__ = lambda self: _rt().abs(self)  # type: ignore[attr-defined]
+    Var.__getitem__ = lambda self, index: _rt().getitem(self, index)  # type: ignore[attr-defined]
+    Var.__array_ufunc__ = None  # type: ignore[attr-defined]  # NumPy defers to our operators
+    Var.T = property(lambda self: _rt().transpose(self))  # type: ignore[attr-defined]
+    Var.shape = property(lambda self: _rt().shape(self))  # type: ignore[attr-defined]
+    Var.size = property(lambda self: _rt().size(self))  # type: ignore[attr-defined]
+    Var.at = property(_At)  # type: ignore[attr-defined]
+    Var.reshape = _reshape  # type: ignore[attr-defined]
+    Var.transpose = _transpose  # type: ignore[attr-defined]
+    for name, doc in _METHODS.items():
+        setattr(Var, name, _method(name, doc))

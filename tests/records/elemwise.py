@@ -1,0 +1,221 @@
+"""Op records for the elementwise Ops."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sp
+
+import rewritekit.tensor as rt
+from rewritekit.tensor import elemwise as ew
+from tests.records import OpRecord, draw_in, shapes, values
+
+FLOATS = ("float64", "float32")
+NUMBERS = ("float64", "float32", "int64", "int32")
+
+
+def _unary(name, op_class, fn, reference, lo=-5.0, hi=5.0, dtypes=FLOATS, **kw):
+    return OpRecord(name, (op_class,), fn, reference, draw_in((lo, hi)), dtypes, **kw)
+
+
+def _binary(name, op_class, fn, reference, a=(-5.0, 5.0), b=(-5.0, 5.0), dtypes=NUMBERS, **kw):
+    return OpRecord(name, (op_class,), fn, reference, draw_in(a, b), dtypes, **kw)
+
+
+def _as_float(reference):
+    """NumPy's function computed in our float rule: integer inputs in float64."""
+
+    def run(*arrays):
+        return reference(*[a if a.dtype.kind == "f" else a.astype("float64") for a in arrays])
+
+    return run
+
+
+def _nonzero(lo, hi):
+    """Draws for a divisor: values in [lo, hi] with magnitude at least 0.5."""
+
+    def draw(data, dtype):
+        sx, sy = data.draw(shapes(2))
+        x = values(data, dtype, sx, -6, 6)
+        y = values(data, dtype, sy, lo, hi)
+        y = np.where(np.abs(y) < 0.5, np.asarray(1, dtype=dtype), y).astype(dtype)
+        return [x, y]
+
+    return draw
+
+
+def _log1mexp(x):
+    return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def _bools(n):
+    def draw(data, dtype):
+        return [values(data, "bool", s) for s in data.draw(shapes(n))]
+
+    return draw
+
+
+def _grid(n):
+    """Small integers as floats or ints, so that ties occur."""
+
+    def draw(data, dtype):
+        return [values(data, dtype, s, -2, 2).round() for s in data.draw(shapes(n))]
+
+    return draw
+
+
+RECORDS = [
+    _binary("add", ew.Add, lambda x, y: x + y, np.add),
+    _binary("subtract", ew.Subtract, lambda x, y: x - y, np.subtract),
+    _binary("multiply", ew.Multiply, lambda x, y: x * y, np.multiply),
+    OpRecord(
+        "true_divide",
+        (ew.TrueDivide,),
+        lambda x, y: x / y,
+        _as_float(np.true_divide),
+        _nonzero(-4, 4),
+        NUMBERS,
+    ),
+    OpRecord(
+        "floor_divide",
+        (ew.FloorDivide,),
+        lambda x, y: x // y,
+        np.floor_divide,
+        _nonzero(-4, 4),
+        NUMBERS,
+    ),
+    OpRecord("mod", (ew.Mod,), lambda x, y: x % y, np.mod, _nonzero(-4, 4), NUMBERS, atol=1e-5),
+    _binary(
+        "power", ew.Power, lambda x, y: x**y, np.power, a=(0.1, 3.0), b=(-2.0, 2.0), dtypes=FLOATS
+    ),
+    _binary(
+        "power_int",
+        ew.Power,
+        lambda x, y: x**y,
+        np.power,
+        a=(0, 4),
+        b=(0, 3),
+        dtypes=("int64", "int32"),
+    ),
+    _unary("negative", ew.Negative, lambda x: -x, np.negative, dtypes=NUMBERS),
+    _unary("abs", ew.Abs, lambda x: abs(x), np.abs, dtypes=NUMBERS),
+    _unary("sign", ew.Sign, rt.sign, np.sign, dtypes=NUMBERS),
+    _unary("square", ew.Square, rt.square, np.square, dtypes=NUMBERS),
+    _unary("reciprocal", ew.Reciprocal, rt.reciprocal, lambda x: 1.0 / x, lo=0.2, hi=5.0),
+    _binary("maximum", ew.Maximum, rt.maximum, np.maximum),
+    _binary("minimum", ew.Minimum, rt.minimum, np.minimum),
+    OpRecord("clip", (ew.Clip,), rt.clip, np.clip, draw_in((-5, 5), (-3, 0), (0, 3)), NUMBERS),
+    OpRecord(
+        "where",
+        (ew.Where,),
+        rt.where,
+        np.where,
+        lambda data, dtype: [
+            values(data, "bool", s) if i == 0 else values(data, dtype, s)
+            for i, s in enumerate(data.draw(shapes(3)))
+        ],
+        NUMBERS,
+    ),
+    _unary("floor", ew.Floor, rt.floor, np.floor, dtypes=NUMBERS),
+    _unary("ceil", ew.Ceil, rt.ceil, np.ceil, dtypes=NUMBERS),
+    _unary("round", ew.Round, rt.round, np.round, dtypes=NUMBERS),
+    _unary("round_2", ew.Round, lambda x: rt.round(x, 2), lambda x: np.round(x, 2)),
+    _unary(
+        "cast_f32",
+        ew.Cast,
+        lambda x: rt.cast(x, "float32"),
+        lambda x: x.astype("float32"),
+        dtypes=NUMBERS,
+        rtol=2e-5,
+        atol=1e-6,
+    ),
+    _unary(
+        "cast_i32",
+        ew.Cast,
+        lambda x: x.astype("int32"),
+        lambda x: x.astype("int32"),
+        dtypes=NUMBERS,
+    ),
+    _unary("exp", ew.Exp, rt.exp, _as_float(np.exp), dtypes=NUMBERS),
+    _unary("exp2", ew.Exp2, rt.exp2, _as_float(np.exp2)),
+    _unary("expm1", ew.Expm1, rt.expm1, _as_float(np.expm1)),
+    _unary("log", ew.Log, rt.log, _as_float(np.log), lo=0.01, hi=10.0),
+    _unary("log2", ew.Log2, rt.log2, _as_float(np.log2), lo=0.01, hi=10.0),
+    _unary("log10", ew.Log10, rt.log10, _as_float(np.log10), lo=0.01, hi=10.0),
+    _unary("log1p", ew.Log1p, rt.log1p, _as_float(np.log1p), lo=-0.9, hi=5.0),
+    _unary("sqrt", ew.Sqrt, rt.sqrt, _as_float(np.sqrt), lo=0.0, hi=10.0, dtypes=NUMBERS),
+    _unary("sin", ew.Sin, rt.sin, np.sin),
+    _unary("cos", ew.Cos, rt.cos, np.cos),
+    _unary("tan", ew.Tan, rt.tan, np.tan, lo=-1.4, hi=1.4),
+    _unary("arcsin", ew.Arcsin, rt.arcsin, np.arcsin, lo=-0.99, hi=0.99),
+    _unary("arccos", ew.Arccos, rt.arccos, np.arccos, lo=-0.99, hi=0.99),
+    _unary("arctan", ew.Arctan, rt.arctan, np.arctan),
+    _binary("arctan2", ew.Arctan2, rt.arctan2, _as_float(np.arctan2), dtypes=FLOATS),
+    _unary("sinh", ew.Sinh, rt.sinh, np.sinh),
+    _unary("cosh", ew.Cosh, rt.cosh, np.cosh),
+    _unary("tanh", ew.Tanh, rt.tanh, np.tanh),
+    _unary("arcsinh", ew.Arcsinh, rt.arcsinh, np.arcsinh),
+    _unary("arccosh", ew.Arccosh, rt.arccosh, np.arccosh, lo=1.01, hi=10.0),
+    _unary("arctanh", ew.Arctanh, rt.arctanh, np.arctanh, lo=-0.99, hi=0.99),
+    _binary(
+        "logaddexp",
+        ew.Logaddexp,
+        rt.logaddexp,
+        np.logaddexp,
+        a=(-50, 50),
+        b=(-50, 50),
+        dtypes=FLOATS,
+    ),
+    _unary("sigmoid", ew.Sigmoid, rt.sigmoid, sp.expit, lo=-30, hi=30),
+    _unary(
+        "softplus",
+        ew.Softplus,
+        rt.softplus,
+        lambda x: np.logaddexp(0, x).astype(x.dtype),
+        lo=-30,
+        hi=30,
+    ),
+    _unary("log_sigmoid", ew.LogSigmoid, rt.log_sigmoid, sp.log_expit, lo=-30, hi=30),
+    _unary("logit", ew.Logit, rt.logit, sp.logit, lo=0.01, hi=0.99),
+    _unary("erf", ew.Erf, rt.erf, sp.erf, lo=-3, hi=3),
+    _unary("erfc", ew.Erfc, rt.erfc, sp.erfc, lo=-3, hi=3),
+    _unary("erfinv", ew.Erfinv, rt.erfinv, sp.erfinv, lo=-0.99, hi=0.99, rtol=1e-7),
+    _unary("gammaln", ew.Gammaln, rt.gammaln, sp.gammaln, lo=0.1, hi=20.0, rtol=1e-8),
+    _unary("digamma", ew.Digamma, rt.digamma, sp.psi, lo=0.1, hi=20.0, rtol=1e-8, atol=1e-9),
+    OpRecord(
+        "xlogy",
+        (ew.Xlogy,),
+        rt.xlogy,
+        sp.xlogy,
+        lambda data, dtype: [
+            values(data, dtype, s, lo, hi).round(1)
+            for s, (lo, hi) in zip(data.draw(shapes(2)), [(-1, 1), (0.1, 5)], strict=True)
+        ],
+    ),
+    _unary("log1mexp", ew.Log1mexp, rt.log1mexp, _log1mexp, lo=-20.0, hi=-0.01),
+    OpRecord("equal", (ew.Equal,), rt.equal, np.equal, _grid(2), NUMBERS),
+    OpRecord("not_equal", (ew.NotEqual,), rt.not_equal, np.not_equal, _grid(2), NUMBERS),
+    OpRecord("less", (ew.Less,), lambda x, y: x < y, np.less, _grid(2), NUMBERS),
+    OpRecord("less_equal", (ew.LessEqual,), lambda x, y: x <= y, np.less_equal, _grid(2), NUMBERS),
+    OpRecord("greater", (ew.Greater,), lambda x, y: x > y, np.greater, _grid(2), NUMBERS),
+    OpRecord(
+        "greater_equal",
+        (ew.GreaterEqual,),
+        lambda x, y: x >= y,
+        np.greater_equal,
+        _grid(2),
+        NUMBERS,
+    ),
+    OpRecord("isnan", (ew.Isnan,), rt.isnan, np.isnan, draw_in((-5, 5), special=True)),
+    OpRecord("isinf", (ew.Isinf,), rt.isinf, np.isinf, draw_in((-5, 5), special=True)),
+    OpRecord("isfinite", (ew.Isfinite,), rt.isfinite, np.isfinite, draw_in((-5, 5), special=True)),
+    OpRecord(
+        "logical_and", (ew.LogicalAnd,), lambda x, y: x & y, np.logical_and, _bools(2), ("bool",)
+    ),
+    OpRecord(
+        "logical_or", (ew.LogicalOr,), lambda x, y: x | y, np.logical_or, _bools(2), ("bool",)
+    ),
+    OpRecord("logical_not", (ew.LogicalNot,), lambda x: ~x, np.logical_not, _bools(1), ("bool",)),
+    OpRecord(
+        "logical_and_numbers", (ew.LogicalAnd,), rt.logical_and, np.logical_and, _grid(2), NUMBERS
+    ),
+]

@@ -1,0 +1,3 @@
+"""(to be written) Op records for rewritekit.tensor.linalg."""
+
+RECORDS: list = []
