@@ -13,6 +13,7 @@ __all__ = [
     "GraphTypeError",
     "ReplaceError",
     "RewritekitError",
+    "ShapeError",
 ]
 
 
@@ -34,3 +35,8 @@ class BroadcastError(RewritekitError, ValueError):
 
 class ReplaceError(RewritekitError, ValueError):
     """A replacement in ``replace`` would change a variable's type."""
+
+
+class ShapeError(RewritekitError, ValueError):
+    """An axis, length or shape argument that does not fit the input (e.g. axis 3 of a 2-d
+    tensor, a reshape to a different size)."""
