@@ -45,7 +45,8 @@ class InputSpec:
                     f"{self.label}: cannot safely cast {np.dtype(dtype).name} to "
                     f"{self.dtype.name}; cast the argument yourself (.astype('{self.dtype.name}'))"
                 )
-            value = value.astype(self.dtype)
+            # Cast on the host: a backend array type (JAX without x64) might not hold it.
+            value = np.asarray(value).astype(self.dtype)
         shape = value.shape
         if len(shape) != self.ndim:
             raise ValueError(

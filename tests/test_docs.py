@@ -13,3 +13,11 @@ def test_readme_examples_run(capsys):
     for block in blocks:
         exec(compile(block, str(README), "exec"), namespace)  # our own README
     assert "add: cannot broadcast shapes (3,) and (4,) (inputs 'a', 'b')" in capsys.readouterr().out
+
+
+def test_backend_walkthrough_runs():
+    text = (README.parent / "docs" / "backends.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    namespace: dict = {}
+    exec(compile(blocks[-1], "docs/backends.md", "exec"), namespace)  # the full example
+    assert namespace["backend"].calls == 1

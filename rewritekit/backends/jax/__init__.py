@@ -48,7 +48,7 @@ _CONCRETE = (np.ndarray, np.generic)
 
 
 def _implement(node: Apply) -> Callable[..., Any]:
-    from rewritekit.backends.numpy import numpy_funcify
+    from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
 
     traced = jax_funcify(node.op, node)
     concrete = numpy_funcify(node.op, node)
@@ -73,9 +73,6 @@ class JaxBackend:
         import jax.numpy as jnp
 
         from rewritekit.backends.lowering import lower
-        from rewritekit.backends.numpy import _load_implementations as load_numpy
-
-        load_numpy()
         _load_implementations()
         run = lower(inputs, outputs, _implement)
 
@@ -83,9 +80,11 @@ class JaxBackend:
             return run(*[jnp.asarray(a) for a in args])
 
         jitted = jax.jit(jax_fn)
-        enable_x64 = jax.enable_x64
+        enable_x64, config = jax.enable_x64, jax.config
 
         def call(*args: Any) -> list[Any]:
+            if config.jax_enable_x64:  # already on (globally or around us): no context needed
+                return jitted(*args)
             with enable_x64(True):
                 return jitted(*args)
 

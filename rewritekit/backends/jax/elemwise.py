@@ -28,7 +28,9 @@ def _log1mexp(x: jax.Array) -> jax.Array:
 
 
 def _xlogy(x: jax.Array, y: jax.Array) -> jax.Array:
-    zero = (x == 0) & ~jnp.isnan(y)  # SciPy's rule: 0 * log(y) is 0 unless y is NaN
+    # Only x == 0 with y == 0 needs care (0 * log 0 would be NaN); elsewhere x * log(y) is
+    # right, including its derivative log(y) at x == 0.
+    zero = (x == 0) & (y == 0)
     safe_y = jnp.where(zero, 1.0, y)
     return jnp.where(zero, jnp.zeros_like(x), x * jnp.log(safe_y))
 

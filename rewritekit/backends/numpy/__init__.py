@@ -56,7 +56,6 @@ class NumpyBackend:
         """A function of NumPy arrays returning the list of output arrays."""
         from rewritekit.backends.lowering import lower
 
-        _load_implementations()
         implement = self._checked if self.check_types else _implement
         run = lower(inputs, outputs, implement)
         # Outputs that are inputs or constants would alias the caller's or the graph's data.
@@ -98,18 +97,16 @@ def _implement(node: Apply) -> Callable[..., Any]:
     return numpy_funcify(node.op, node)
 
 
-@functools.cache
-def _load_implementations() -> None:
-    from rewritekit.backends.numpy import (  # noqa: F401 - registers implementations
-        creation,
-        elemwise,
-        linalg,
-        products,
-        reduction,
-        shape,
-        sort,
-        subtensor,
-    )
-
-
 NUMPY_BACKEND = NumpyBackend()
+
+# The implementations register themselves on import; they need numpy_funcify defined above.
+from rewritekit.backends.numpy import (  # noqa: E402, F401
+    creation,
+    elemwise,
+    linalg,
+    products,
+    reduction,
+    shape,
+    sort,
+    subtensor,
+)
