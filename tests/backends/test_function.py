@@ -85,7 +85,7 @@ def test_argument_errors_name_the_input():
         f(["a"], np.ones((1, 3)))
     with pytest.raises(DTypeError, match=r"input 'i' \(position 0\): cannot safely cast float"):
         rk.function([i := rt.vector("i", dtype="int32")], i)(2.5)
-    with pytest.raises(DTypeError, match="input 'i'.* out of bounds for int8"):
+    with pytest.raises(DTypeError, match=r"input 'i'.* out of bounds for int8"):
         rk.function([i := rt.scalar("i", dtype="int8")], i)(300)
 
 
@@ -123,7 +123,7 @@ def test_bad_function_definitions_name_the_culprit():
     x, y = rt.vector("x"), rt.vector("y")
     with pytest.raises(GraphTypeError, match=r"outputs depend on <Var 'y' float64\[\?\]>"):
         rk.function([x], x + y)
-    with pytest.raises(GraphTypeError, match="input 1 .* is computed by the graph"):
+    with pytest.raises(GraphTypeError, match=r"input 1 .* is computed by the graph"):
         rk.function([x, rt.exp(x)], x)
     with pytest.raises(GraphTypeError, match="input 1 must be a Var, got int"):
         rk.function([x, 3], x)
@@ -131,7 +131,7 @@ def test_bad_function_definitions_name_the_culprit():
         rk.function([x, x], x)
     with pytest.raises(GraphTypeError, match="inputs must be a list of Vars"):
         rk.function(x, x)
-    with pytest.raises(ValueError, match="unknown backend 'torch'; available: .*jax, numpy"):
+    with pytest.raises(ValueError, match=r"unknown backend 'torch'; available: .*jax, numpy"):
         rk.function([x], x, backend="torch")
     with pytest.raises(ValueError, match="rules='fancy' is not available"):
         rk.function([x], x, rules="fancy")

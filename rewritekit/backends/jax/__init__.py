@@ -73,6 +73,7 @@ class JaxBackend:
         import jax.numpy as jnp
 
         from rewritekit.backends.lowering import lower
+
         _load_implementations()
         run = lower(inputs, outputs, _implement)
 
