@@ -25,6 +25,19 @@ from rewritekit.tensor.variable import install_operators
 
 install_operators()
 
+#: The modules that define Ops. Each backend has one module of implementations per family
+#: (``rewritekit/backends/<backend>/<family>.py``), and the tests one module of op records.
+OP_FAMILIES = (
+    "creation",
+    "elemwise",
+    "linalg",
+    "products",
+    "reduction",
+    "shape",
+    "sort",
+    "subtensor",
+)
+
 
 def _public_names() -> list[str]:
     from rewritekit.tensor import (

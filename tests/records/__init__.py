@@ -12,6 +12,7 @@ them. ``tests/properties/test_completeness.py`` fails when a concrete Op has no 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rewritekit.ir import Op, Var
+from rewritekit.tensor import OP_FAMILIES
 
 # Relative and absolute tolerances per dtype, for comparing two implementations.
 TOLERANCE: dict[str, tuple[float, float]] = {
@@ -124,20 +126,8 @@ def draw_in(*ranges: tuple[float, float], special: bool = False) -> Callable[...
 
 
 def collect() -> list[OpRecord]:
-    """Every family's records."""
-    from tests.records import (
-        creation,
-        elemwise,
-        linalg,
-        products,
-        reduction,
-        shape,
-        sort,
-        subtensor,
-    )
-
-    families = [elemwise, reduction, shape, creation, subtensor, products, linalg, sort]
+    """Every family's records, in the order of ``rewritekit.tensor.OP_FAMILIES``."""
     records: list[OpRecord] = []
-    for family in families:
-        records.extend(family.RECORDS)
+    for family in OP_FAMILIES:
+        records.extend(importlib.import_module(f"tests.records.{family}").RECORDS)
     return records

@@ -25,12 +25,14 @@ Lowering rules:
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from rewritekit.ir import Apply, Op, Var
+from rewritekit.tensor import OP_FAMILIES
 
 __all__ = ["JAX_BACKEND", "JaxBackend", "jax_funcify"]
 
@@ -96,16 +98,9 @@ class JaxBackend:
 
 @functools.cache
 def _load_implementations() -> None:
-    from rewritekit.backends.jax import (  # noqa: F401 - registers implementations
-        creation,
-        elemwise,
-        linalg,
-        products,
-        reduction,
-        shape,
-        sort,
-        subtensor,
-    )
+    """Import the implementation modules (they import jax), once, on first compile."""
+    for family in OP_FAMILIES:
+        importlib.import_module(f"{__name__}.{family}")
 
 
 JAX_BACKEND = JaxBackend()

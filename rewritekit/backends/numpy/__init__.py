@@ -15,6 +15,7 @@ of ``rewritekit.tensor``.
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from rewritekit.errors import RewritekitError
 from rewritekit.ir import Apply, Op, Var
+from rewritekit.tensor import OP_FAMILIES
 
 __all__ = ["NUMPY_BACKEND", "NumpyBackend", "NumpyTypeMismatch", "numpy_funcify"]
 
@@ -100,13 +102,5 @@ def _implement(node: Apply) -> Callable[..., Any]:
 NUMPY_BACKEND = NumpyBackend()
 
 # The implementations register themselves on import; they need numpy_funcify defined above.
-from rewritekit.backends.numpy import (  # noqa: E402, F401
-    creation,
-    elemwise,
-    linalg,
-    products,
-    reduction,
-    shape,
-    sort,
-    subtensor,
-)
+for _family in OP_FAMILIES:
+    importlib.import_module(f"{__name__}.{_family}")
