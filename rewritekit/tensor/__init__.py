@@ -12,6 +12,8 @@ Example:
     'float64'
 """
 
+import importlib
+
 from rewritekit.tensor import linalg as linalg
 from rewritekit.tensor.basic import *  # noqa: F403
 from rewritekit.tensor.creation import *  # noqa: F403
@@ -40,19 +42,11 @@ OP_FAMILIES = (
 
 
 def _public_names() -> list[str]:
-    from rewritekit.tensor import (
-        basic,
-        creation,
-        elemwise,
-        products,
-        reduction,
-        shape,
-        sort,
-        subtensor,
-    )
-
-    families = [basic, creation, elemwise, products, reduction, shape, sort, subtensor]
-    return ["linalg", *(name for family in families for name in family.__all__)]
+    # By module path: `rt.shape` and `rt.sort` are functions that shadow their modules here.
+    families = ["basic", *OP_FAMILIES]
+    families.remove("linalg")  # a namespace of its own: rt.linalg.cholesky
+    modules = [importlib.import_module(f"rewritekit.tensor.{name}") for name in families]
+    return ["linalg", *(name for module in modules for name in module.__all__)]
 
 
 __all__ = _public_names()

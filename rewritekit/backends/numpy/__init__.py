@@ -60,14 +60,15 @@ class NumpyBackend:
 
         implement = self._checked if self.check_types else _implement
         run = lower(inputs, outputs, implement)
-        # Outputs that are inputs or constants would alias the caller's or the graph's data.
-        copy = [out.owner is None for out in outputs]
+        leaves = [out.owner is None for out in outputs]
 
         def call(*args: Any) -> list[Any]:
+            # An output must not share memory with the caller's arrays, the graph's constants
+            # or another output: inputs, constants and views (reshape, transpose) are copied.
             values = run(*args)
             return [
-                np.array(v, copy=True) if c else np.asarray(v)
-                for v, c in zip(values, copy, strict=True)
+                np.array(v, copy=True) if leaf else _owned(v)
+                for v, leaf in zip(values, leaves, strict=True)
             ]
 
         return call
@@ -93,6 +94,11 @@ class NumpyBackend:
             return value
 
         return run
+
+
+def _owned(value: Any) -> np.ndarray:
+    array = np.asarray(value)
+    return array if array.flags.owndata and array.flags.writeable else array.copy()
 
 
 def _implement(node: Apply) -> Callable[..., Any]:
