@@ -1,5 +1,382 @@
-"""(to be written) rt.linalg: cholesky solve solve_triangular inv det slogdet trace diag."""
+"""Linear algebra, the ``rt.linalg`` namespace: factorizations, solves, determinants,
+``trace`` and ``diag``.
+
+Dtypes: the LAPACK functions (``cholesky``, ``solve``, ``solve_triangular``, ``inv``,
+``det``, ``slogdet``) keep float32 and float64 and compute bool and integer inputs in
+float64 (with several inputs, each non-float one counts as float64 before promotion, as in
+NumPy); float16 and complex inputs are rejected. ``trace`` has NumPy's sum dtype (bool
+and narrow integers accumulate in 64 bits), ``diag`` the input's dtype.
+
+Shapes: ``cholesky``, ``inv``, ``det`` and ``slogdet`` take a matrix or a stack of them
+(``(..., n, n)``); ``solve`` broadcasts the stacks of its two operands (NumPy 2's rule:
+``b`` is a vector only when it is 1-d). Square and matching lengths are checked when the
+static lengths are known.
+
+Domain: the matrices must be nonsingular (``cholesky``: symmetric positive definite). Out
+of the domain the backends differ: NumPy raises ``LinAlgError``, JAX returns NaN or inf.
+
+Example:
+    >>> a = rt.matrix("a", shape=(3, 3))
+    >>> rt.linalg.solve(a, rt.vector("b")).type
+    TensorType(dtype='float64', shape=(3,))
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
+from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
+from rewritekit.ir.nodes import _short
+
+__all__ = ["cholesky", "det", "diag", "inv", "slogdet", "solve", "solve_triangular", "trace"]
+
+Length = int | None
+
+
+def _shape_str(shape: Sequence[Length]) -> str:
+    entries = ["?" if d is None else str(d) for d in shape]
+    return "(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")"
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _same(n: Length, m: Length) -> Length:
+    """One length known from two places (None if neither knows it)."""
+    return n if n is not None else m
+
+
+def lapack_dtype(name: str, *types: TensorType) -> str:
+    """The dtype a LAPACK function computes in: float32/float64 kept, bool/ints as float64,
+    then promoted (so ``solve(int_a, float32_b)`` is float64, as in NumPy).
+
+    Raises:
+        DTypeError: an input is float16 or complex.
+
+    Example:
+        >>> lapack_dtype("inv", TensorType("int32", (2, 2)))
+        'float64'
+    """
+    for position, t in enumerate(types):
+        if t.kind == "c" or t.dtype == "float16":
+            raise DTypeError(
+                f"{name}: input {position} has dtype {t.dtype}, which {name} does not support "
+                "(expected bool, int, uint, float32 or float64; cast it first)"
+            )
+    # NumPy's rule (np.linalg's common type): each non-float input counts as float64.
+    return result_dtype(*(t.dtype if t.kind == "f" else "float64" for t in types))
+
+
+def _check_matrices(name: str, t: TensorType, position: int = 0) -> None:
+    """Raise unless ``t`` is a (stack of) square matrices, as far as its lengths say."""
+    if t.ndim < 2:
+        raise ShapeError(
+            f"{name}: input {position} must be a matrix or a stack of matrices (at least "
+            f"2-d), got a {t.ndim}-d input"
+        )
+    n, m = t.shape[-2:]
+    if n is not None and m is not None and n != m:
+        raise ShapeError(
+            f"{name}: input {position} must hold square matrices in its last two axes, got "
+            f"shape {_shape_str(t.shape)}"
+        )
+
+
+class LapackOp(Op):
+    """Base of the Ops on (stacks of) square matrices computed by LAPACK."""
+
+    abstract = True
+
+    def square(self, a: TensorType) -> TensorType:
+        """Check ``a``; the type of a result of its dtype and shape (lengths filled in)."""
+        dtype = lapack_dtype(self.name, a)
+        _check_matrices(self.name, a)
+        n = _same(*a.shape[-2:])
+        return TensorType(dtype, (*a.shape[:-2], n, n))
+
+
+class Cholesky(LapackOp):
+    """The lower Cholesky factor L of a symmetric positive definite A: A = L @ L.T.
+
+    Domain: A symmetric positive definite (only the lower triangle is read)."""
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        return (self.square(*input_types),)
+
+
+class Inv(LapackOp):
+    """The inverse of a nonsingular matrix (of each matrix of a stack)."""
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        return (self.square(*input_types),)
+
+
+class Det(LapackOp):
+    """The determinant of each matrix (by LU factorization). Shape: the stack's."""
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        a = self.square(*input_types)
+        return (TensorType(a.dtype, a.shape[:-2]),)
+
+
+class Slogdet(LapackOp):
+    """The sign and the natural log of the absolute value of the determinant:
+    det(A) = sign * exp(logabsdet). A singular matrix gives sign 0 and logabsdet -inf."""
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        a = self.square(*input_types)
+        out = TensorType(a.dtype, a.shape[:-2])
+        return (out, out)
+
+
+class Solve(LapackOp):
+    """x with A @ x = b, for nonsingular A of shape (..., n, n) and b of shape (n,) or
+    (..., n, k) (NumPy 2: b is a vector only when it is 1-d); the stacks broadcast."""
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        a, b = input_types
+        dtype = lapack_dtype(self.name, a, b)
+        _check_matrices(self.name, a)
+        if b.ndim == 0:
+            raise ShapeError(f"{self.name}: input 1 (b) must be at least 1-d, got a 0-d input")
+        n = _same(*a.shape[-2:])
+        rows = b.shape[0] if b.ndim == 1 else b.shape[-2]
+        if n is not None and rows is not None and n != rows:
+            axis = "its only axis" if b.ndim == 1 else "its second-to-last axis"
+            raise ShapeError(
+                f"{self.name}: a has shape {_shape_str(a.shape)} but b has shape "
+                f"{_shape_str(b.shape)}: {axis} must have length {n}"
+            )
+        n = _same(n, rows)
+        if b.ndim == 1:
+            return (TensorType(dtype, (*a.shape[:-2], n)),)
+        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op=self.name)
+        return (TensorType(dtype, (*batch, n, b.shape[-1])),)
+
+
+class SolveTriangular(LapackOp):
+    """x with A @ x = b for a triangular A (SciPy's ``solve_triangular``): the ``lower``
+    triangle of A is read (the upper one when ``lower`` is False). A is 2-d (n, n); b is
+    (n,) or (n, k). Domain: a nonzero diagonal."""
+
+    __props__ = ("lower",)
+
+    lower: bool
+
+    def __init__(self, lower: bool = False) -> None:
+        super().__init__(bool(lower))
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        a, b = input_types
+        dtype = lapack_dtype(self.name, a, b)
+        if a.ndim != 2:
+            raise ShapeError(f"{self.name}: input 0 (a) must be 2-d, got a {a.ndim}-d input")
+        _check_matrices(self.name, a)
+        if b.ndim not in (1, 2):
+            raise ShapeError(f"{self.name}: input 1 (b) must be 1-d or 2-d, got {b.ndim}-d")
+        n = _same(*a.shape)
+        if n is not None and b.shape[0] is not None and n != b.shape[0]:
+            raise ShapeError(
+                f"{self.name}: a has shape {_shape_str(a.shape)} but b has shape "
+                f"{_shape_str(b.shape)}: b's first axis must have length {n}"
+            )
+        return (TensorType(dtype, (_same(n, b.shape[0]), *b.shape[1:])),)
+
+
+def _input(name: str, a: Any, position: int = 0) -> Var:
+    return as_var(a, context=f"{name}: input {position}")
+
+
+def cholesky(a: Any) -> Var:
+    """The lower Cholesky factor L of ``a`` (``a = L @ L.T``), as ``np.linalg.cholesky``.
+
+    Raises:
+        ShapeError: ``a`` is not (a stack of) square matrices.
+        DTypeError: ``a`` is float16 or complex.
+
+    Example:
+        >>> rt.linalg.cholesky(rt.tensor("a", shape=(5, 3, 3))).type
+        TensorType(dtype='float64', shape=(5, 3, 3))
+    """
+    return Cholesky()(_input("cholesky", a))
+
+
+def inv(a: Any) -> Var:
+    """The inverse of ``a`` (of each matrix in a stack), as ``np.linalg.inv``.
+
+    Example:
+        >>> rt.linalg.inv(rt.matrix("a", dtype="int32")).dtype
+        'float64'
+    """
+    return Inv()(_input("inv", a))
+
+
+def det(a: Any) -> Var:
+    """The determinant of ``a`` (of each matrix in a stack), as ``np.linalg.det``.
+
+    Example:
+        >>> rt.linalg.det(rt.tensor("a", shape=(4, 2, 2))).type
+        TensorType(dtype='float64', shape=(4,))
+    """
+    return Det()(_input("det", a))
+
+
+def slogdet(a: Any) -> tuple[Var, Var]:
+    """``(sign, logabsdet)`` of ``a``'s determinant, as ``np.linalg.slogdet``.
+
+    Example:
+        >>> sign, logdet = rt.linalg.slogdet(rt.matrix("a"))
+        >>> logdet.type
+        TensorType(dtype='float64', shape=())
+    """
+    return Slogdet()(_input("slogdet", a))
+
+
+def solve(a: Any, b: Any) -> Var:
+    """The solution x of ``a @ x = b``, as ``np.linalg.solve`` (NumPy 2's shapes).
+
+    Raises:
+        ShapeError: ``a`` is not square, or ``b``'s length does not match.
+        BroadcastError: the stacks of ``a`` and ``b`` cannot be broadcast.
+
+    Example:
+        >>> rt.linalg.solve(rt.tensor("a", shape=(5, 3, 3)), rt.matrix("b")).type
+        TensorType(dtype='float64', shape=(5, 3, None))
+    """
+    return Solve()(_input("solve", a), _input("solve", b, 1))
+
+
+def solve_triangular(a: Any, b: Any, lower: bool = False) -> Var:
+    """The solution x of ``a @ x = b`` for triangular ``a``, as SciPy's
+    ``solve_triangular`` (only the ``lower`` or upper triangle of ``a`` is read).
+
+    Example:
+        >>> a = rt.matrix("a", shape=(3, 3))
+        >>> rt.linalg.solve_triangular(a, rt.matrix("b"), lower=True).type
+        TensorType(dtype='float64', shape=(3, None))
+    """
+    return SolveTriangular(lower)(_input("solve_triangular", a), _input("solve_triangular", b, 1))
+
+
+# --- trace and diag ---------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _trace_dtype(dtype: str) -> str:
+    # NumPy's own rule (that of sum): asked of NumPy rather than restated.
+    return np.trace(np.zeros((1, 1), dtype=dtype)).dtype.name
+
+
+def _offset(name: str, k: Any, what: str) -> int:
+    if not _is_int(k):
+        raise GraphTypeError(f"{name}: {what} must be an int, got {k!r}")
+    return int(k)
+
+
+def _diagonal_length(n: Length, m: Length, k: int) -> Length:
+    """The length of diagonal ``k`` of an (n, m) matrix (0 where it misses the matrix)."""
+    if n == 0 or m == 0:
+        return 0
+    if k >= 0 and m is not None and m - k <= 0:
+        return 0
+    if k < 0 and n is not None and n + k <= 0:
+        return 0
+    if n is None or m is None:
+        return None
+    return max(0, min(n, m - k) if k >= 0 else min(n + k, m))
+
+
+class Trace(Op):
+    """The sum of diagonal ``offset`` of the matrices in the first two axes (NumPy's
+    ``trace``): ``trace(a)[...] = sum_i a[i, i + offset, ...]``; an empty diagonal gives 0."""
+
+    __props__ = ("offset",)
+
+    offset: int
+
+    def __init__(self, offset: int = 0) -> None:
+        super().__init__(_offset("trace", offset, "offset"))
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        (a,) = input_types
+        if a.ndim < 2:
+            raise ShapeError(f"trace: input must be at least 2-d, got a {a.ndim}-d input")
+        return (TensorType(_trace_dtype(a.dtype), a.shape[2:]),)
+
+
+class AllocDiag(Op):
+    """The square matrix with the vector on its diagonal ``k`` and zeros elsewhere
+    (``np.diag`` of a 1-d input): (n,) -> (n + |k|, n + |k|)."""
+
+    __props__ = ("k",)
+
+    k: int
+
+    def __init__(self, k: int = 0) -> None:
+        super().__init__(_offset("diag", k, "k"))
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        (v,) = input_types
+        if v.ndim != 1:
+            raise ShapeError(f"diag: AllocDiag needs a 1-d input, got a {v.ndim}-d input")
+        n = None if v.shape[0] is None else v.shape[0] + abs(self.k)
+        return (TensorType(v.dtype, (n, n)),)
+
+
+class ExtractDiag(Op):
+    """Diagonal ``k`` of a matrix, as a vector (``np.diag`` of a 2-d input); empty where
+    the diagonal misses the matrix."""
+
+    __props__ = ("k",)
+
+    k: int
+
+    def __init__(self, k: int = 0) -> None:
+        super().__init__(_offset("diag", k, "k"))
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        (a,) = input_types
+        if a.ndim != 2:
+            raise ShapeError(f"diag: ExtractDiag needs a 2-d input, got a {a.ndim}-d input")
+        return (TensorType(a.dtype, (_diagonal_length(*a.shape, self.k),)),)
+
+
+def trace(a: Any, offset: int = 0) -> Var:
+    """The sum along diagonal ``offset`` of the first two axes, as ``np.trace``.
+
+    Raises:
+        ShapeError: ``a`` has fewer than 2 dimensions.
+        GraphTypeError: ``offset`` is not an int.
+
+    Example:
+        >>> rt.linalg.trace(rt.tensor("a", shape=(3, 3, 5)), offset=1).type
+        TensorType(dtype='float64', shape=(5,))
+    """
+    return Trace(_offset("trace", offset, "offset"))(_input("trace", a))
+
+
+def diag(v: Any, k: int = 0) -> Var:
+    """As ``np.diag``: a 1-d ``v`` gives the matrix with ``v`` on diagonal ``k``; a 2-d
+    ``v`` gives its diagonal ``k``.
+
+    Raises:
+        ShapeError: ``v`` is neither 1-d nor 2-d.
+        GraphTypeError: ``k`` is not an int.
+
+    Example:
+        >>> rt.linalg.diag(rt.vector("v", shape=(3,)), k=-1).type
+        TensorType(dtype='float64', shape=(4, 4))
+    """
+    x = _input("diag", v)
+    k = _offset("diag", k, "k")
+    if x.ndim == 1:
+        return AllocDiag(k)(x)
+    if x.ndim == 2:
+        return ExtractDiag(k)(x)
+    raise ShapeError(f"diag: input must be 1-d or 2-d, got a {x.ndim}-d input ({_short(x)})")

@@ -1,5 +1,121 @@
-"""(to be written) The sort Ops of rewritekit.tensor."""
+"""Sorting: ``sort`` and ``argsort`` along one axis (``axis=None``: the flattened input).
+
+Both are stable (NumPy's ``kind="stable"``; JAX's sort is stable), so ``argsort`` gives
+equal elements in their original order in every backend. NaN sorts last; -0.0 and 0.0 are
+equal (a tie). Complex inputs are rejected (NumPy would order them lexicographically).
+
+``x.sort()`` and ``x.argsort()`` call these functions. Unlike NumPy's ``ndarray.sort``,
+which sorts in place and returns None, ``x.sort()`` returns a new Var (graphs are
+immutable) and ``x`` is unchanged.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import math
+from typing import Any
+
+import numpy as np
+
+from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
+from rewritekit.ir import Op, TensorType, Var, as_var
+from rewritekit.ir.nodes import _short
+
+__all__ = ["argsort", "sort"]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+class SortBase(Op):
+    """A sort along ``axis`` (a non-negative int), or of the flattened input (``None``)."""
+
+    abstract = True
+
+    __props__ = ("axis",)
+
+    axis: int | None
+
+    def __init__(self, axis: int | None = None) -> None:
+        if axis is not None and not (_is_int(axis) and axis >= 0):
+            raise GraphTypeError(
+                f"{self.name}: axis must be a non-negative int or None (rt.{self.name} "
+                f"normalizes axes), got {axis!r}"
+            )
+        super().__init__(None if axis is None else int(axis))
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        (x,) = input_types
+        if x.kind not in "biuf":
+            raise DTypeError(
+                f"{self.name}: input has dtype {x.dtype}, which {self.name} does not support "
+                "(expected bool, int, uint or float)"
+            )
+        if self.axis is None:
+            size = None if None in x.shape else math.prod(x.shape)  # type: ignore[arg-type]
+            shape: tuple[int | None, ...] = (0 if 0 in x.shape else size,)
+        elif self.axis >= x.ndim:
+            raise ShapeError(
+                f"{self.name}: axis {self.axis} is out of range for a {x.ndim}-d input"
+            )
+        else:
+            shape = x.shape
+        return (TensorType(self.output_dtype(x.dtype), shape),)
+
+    def output_dtype(self, dtype: str) -> str:
+        """The result's dtype for an input of ``dtype``."""
+        return dtype
+
+
+class Sort(SortBase):
+    """The elements sorted ascending along ``axis`` (stable; NaN last)."""
+
+
+class Argsort(SortBase):
+    """The int64 indices that sort along ``axis`` (stable: ties keep their order)."""
+
+    def output_dtype(self, dtype: str) -> str:
+        return "int64"
+
+
+def _axis(name: str, axis: Any, x: Var) -> int | None:
+    """NumPy's ``axis`` normalized; None (flatten) on a 1-d input is axis 0."""
+    if axis is None:
+        return 0 if x.ndim == 1 else None
+    if not _is_int(axis):
+        raise GraphTypeError(f"{name}: axis must be an int or None, got {axis!r}")
+    if not -x.ndim <= axis < x.ndim:
+        raise ShapeError(
+            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {_short(x)}); "
+            "use axis=None to sort the flattened input"
+        )
+    return int(axis) % x.ndim
+
+
+def sort(x: Any, axis: int | None = -1) -> Var:
+    """A sorted copy of ``x`` along ``axis`` (``None``: flattened), as ``np.sort`` with
+    ``kind="stable"``. ``x.sort(axis)`` is the same and, unlike NumPy's in-place method,
+    returns the new Var.
+
+    Raises:
+        ShapeError: ``axis`` is out of range (a 0-d input needs ``axis=None``).
+        DTypeError: ``x`` is complex.
+
+    Example:
+        >>> rt.sort(rt.matrix("x", shape=(2, 3)), axis=None).type
+        TensorType(dtype='float64', shape=(6,))
+    """
+    v = as_var(x, context="sort: input 0")
+    return Sort(_axis("sort", axis, v))(v)
+
+
+def argsort(x: Any, axis: int | None = -1) -> Var:
+    """The int64 indices that sort ``x`` along ``axis`` (``None``: flattened), as
+    ``np.argsort`` with ``kind="stable"``: equal elements keep their order.
+
+    Example:
+        >>> rt.argsort(rt.vector("x")).dtype
+        'int64'
+    """
+    v = as_var(x, context="argsort: input 0")
+    return Argsort(_axis("argsort", axis, v))(v)

@@ -1,3 +1,92 @@
-"""(to be written) Op records for rewritekit.tensor.sort."""
+"""Op records for ``rewritekit.tensor.sort``.
 
-RECORDS: list = []
+Floats are drawn as whole numbers (so ties occur and ``argsort`` must keep their order),
+sometimes with NaN and +-inf (NaN sorts last, in its original order for argsort).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis.extra import numpy as hnp
+
+import rewritekit.tensor as rt
+from rewritekit.tensor.sort import Argsort, Sort
+from tests.records import OpRecord, values
+
+ALL = ("float64", "float32", "int64", "int32", "uint8", "bool")
+FLOATS = ("float64", "float32")
+
+
+def _draw(min_dims=0, special=False):
+    def draw(data, dtype):
+        shape = data.draw(hnp.array_shapes(min_dims=min_dims, max_dims=3, max_side=5))
+        lo = 0 if np.dtype(dtype).kind == "u" else -3
+        x = values(data, dtype, shape, lo, 3, special=special)
+        return [np.round(x) if x.dtype.kind == "f" else x]
+
+    return draw
+
+
+def _with(fn, axis, stable=False):
+    """``fn(x, axis=axis)``; with ``stable``, NumPy's stable kind (the reference)."""
+    if stable:
+        return lambda x: fn(x, axis=axis, kind="stable")
+    return lambda x: fn(x, axis=axis)
+
+
+# (suffix, axis, minimum rank, static shapes)
+AXES = [
+    ("default", -1, 1, False),
+    ("axis0", 0, 1, False),
+    ("axis1", 1, 2, False),
+    ("flat", None, 0, False),
+    ("flat_static", None, 0, True),
+    ("axis_neg2_static", -2, 2, True),
+]
+
+
+def _records(name, op_class, fn, reference):
+    return [
+        *(
+            OpRecord(
+                f"{name}_{suffix}",
+                (op_class,),
+                fn if axis == -1 else _with(fn, axis),
+                _with(reference, axis, stable=True),
+                _draw(min_dims),
+                ALL,
+                static_shapes=static,
+            )
+            for suffix, axis, min_dims, static in AXES
+        ),
+        OpRecord(
+            f"{name}_special",
+            (op_class,),
+            _with(fn, 0),
+            _with(reference, 0, stable=True),
+            _draw(1, special=True),
+            FLOATS,
+        ),
+    ]
+
+
+RECORDS = [
+    *_records("sort", Sort, rt.sort, np.sort),
+    *_records("argsort", Argsort, rt.argsort, np.argsort),
+    OpRecord(
+        "sort_method",
+        (Sort,),
+        lambda x: x.sort(axis=0),
+        _with(np.sort, 0, stable=True),
+        _draw(1),
+        ALL,
+    ),
+    OpRecord(
+        "argsort_method",
+        (Argsort,),
+        lambda x: x.argsort(),
+        _with(np.argsort, -1, stable=True),
+        _draw(1),
+        ALL,
+    ),
+]
