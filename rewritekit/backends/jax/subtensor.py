@@ -1,1 +1,45 @@
-"""(to be written) jax implementations of rewritekit.tensor.subtensor."""
+"""JAX implementations of the indexing Ops (``rewritekit.tensor.subtensor``).
+
+Slice bounds must be static under ``jax.jit``: a bound computed from a traced value is an
+error naming the Op. Integer indices and index arrays may be traced (dynamic indexing).
+Unlike NumPy, JAX does not raise for out-of-range run-time indices: reads clamp them and
+updates drop them. For ``set_subtensor`` with a repeated index, which write wins is
+unspecified in JAX (NumPy keeps the last).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+
+from rewritekit.backends.jax import jax_funcify
+from rewritekit.backends.jax.shape import static_ints
+from rewritekit.ir import Apply
+from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor, Subtensor, make_index
+
+
+def _index(op: Subtensor | SetSubtensor | IncSubtensor, parts: tuple[Any, ...]) -> tuple:
+    def bound(value: Any) -> int:
+        return static_ints(value, op.name, "slice bounds")[0]
+
+    return make_index(op.index, parts, bound)
+
+
+@jax_funcify.register(Subtensor)
+def _subtensor(op: Subtensor, node: Apply) -> Callable[..., Any]:
+    return lambda x, *parts: jnp.asarray(x)[_index(op, parts)]
+
+
+@jax_funcify.register(SetSubtensor)
+def _set_subtensor(op: SetSubtensor, node: Apply) -> Callable[..., Any]:
+    return lambda x, value, *parts: jnp.asarray(x).at[_index(op, parts)].set(value)
+
+
+@jax_funcify.register(IncSubtensor)
+def _inc_subtensor(op: IncSubtensor, node: Apply) -> Callable[..., Any]:
+    if node.outputs[0].dtype == "bool":
+        # NumPy adds bools as logical or; JAX's scatter-add refuses bool, scatter-max is or.
+        return lambda x, value, *parts: jnp.asarray(x).at[_index(op, parts)].max(value)
+    return lambda x, value, *parts: jnp.asarray(x).at[_index(op, parts)].add(value)
