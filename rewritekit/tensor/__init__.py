@@ -1,7 +1,7 @@
 """The NumPy-like tensor API: ``import rewritekit.tensor as rt``.
 
-One module per family of Ops (``elemwise``, ``reduction``, ``shape``, ``creation``,
-``subtensor``, ``products``, ``sort``; ``rt.linalg`` is its own namespace). Each module
+One module per family of Ops (``elemwise``, ``reduction``, ``shapes``, ``creation``,
+``subtensor``, ``products``, ``sorting``; ``rt.linalg`` is its own namespace). Each module
 lists its user functions in ``__all__``, and they are all re-exported here.
 
 Example:
@@ -20,8 +20,8 @@ from rewritekit.tensor.creation import *  # noqa: F403
 from rewritekit.tensor.elemwise import *  # noqa: F403
 from rewritekit.tensor.products import *  # noqa: F403
 from rewritekit.tensor.reduction import *  # noqa: F403
-from rewritekit.tensor.shape import *  # noqa: F403
-from rewritekit.tensor.sort import *  # noqa: F403
+from rewritekit.tensor.shapes import *  # noqa: F403
+from rewritekit.tensor.sorting import *  # noqa: F403
 from rewritekit.tensor.subtensor import *  # noqa: F403
 from rewritekit.tensor.variable import install_operators
 
@@ -35,14 +35,13 @@ OP_FAMILIES = (
     "linalg",
     "products",
     "reduction",
-    "shape",
-    "sort",
+    "shapes",
+    "sorting",
     "subtensor",
 )
 
 
 def _public_names() -> list[str]:
-    # By module path: `rt.shape` and `rt.sort` are functions that shadow their modules here.
     families = ["basic", *OP_FAMILIES]
     families.remove("linalg")  # a namespace of its own: rt.linalg.cholesky
     modules = [importlib.import_module(f"rewritekit.tensor.{name}") for name in families]

@@ -3,7 +3,7 @@
 
 ``zeros((1000, 1000))`` is an ``Alloc`` node (a fill value and a shape vector), not a
 million-element constant in the graph; its static shape comes from the shape argument
-where that is known (see ``rewritekit.tensor.shape.as_shape_vector``). ``arange`` of Python
+where that is known (see ``rewritekit.tensor.shapes.as_shape_vector``). ``arange`` of Python
 numbers is a constant; of Vars, an ``Arange`` node whose length is known only at run time.
 Dtypes follow NumPy.
 """
@@ -19,7 +19,7 @@ from rewritekit.ir import Constant, Op, TensorType, Var, as_var, constant, norma
 from rewritekit.ir import result_dtype as _result_dtype
 from rewritekit.ir.nodes import _short
 from rewritekit.tensor.elemwise import cast
-from rewritekit.tensor.shape import (
+from rewritekit.tensor.shapes import (
     _check_shape_input,
     _static_param,
     as_shape_vector,

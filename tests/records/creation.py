@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
 from rewritekit.tensor.creation import Alloc, Arange, Eye
-from rewritekit.tensor.shape import BroadcastTo, MakeVector, Shape, ShapeI, shape_i
+from rewritekit.tensor.shapes import BroadcastTo, MakeVector, Shape, ShapeI, shape_i
 from tests.records import OpRecord, values
 
 NUMBERS = ("float64", "float32", "int64", "int32")

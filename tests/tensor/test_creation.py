@@ -8,7 +8,7 @@ import rewritekit.tensor as rt
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, TensorType
 from rewritekit.tensor.creation import Alloc, Arange, Eye
-from rewritekit.tensor.shape import BroadcastTo, MakeVector, Shape, shape_i
+from rewritekit.tensor.shapes import BroadcastTo, MakeVector, Shape, shape_i
 
 
 def T(dtype, *shape):

@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rewritekit.backends.jax import jax_funcify
-from rewritekit.backends.jax.shape import concrete, static_ints
+from rewritekit.backends.jax.shapes import concrete, static_ints
 from rewritekit.ir import Apply
 from rewritekit.tensor.creation import Alloc, Arange, Eye
 

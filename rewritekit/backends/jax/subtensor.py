@@ -15,7 +15,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from rewritekit.backends.jax import jax_funcify
-from rewritekit.backends.jax.shape import static_ints
+from rewritekit.backends.jax.shapes import static_ints
 from rewritekit.ir import Apply
 from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor, Subtensor, make_index
 

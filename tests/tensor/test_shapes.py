@@ -7,7 +7,7 @@ import rewritekit as rk
 import rewritekit.tensor as rt
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, TensorType
-from rewritekit.tensor.shape import (
+from rewritekit.tensor.shapes import (
     BroadcastTo,
     Concatenate,
     ExpandDims,

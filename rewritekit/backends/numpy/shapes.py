@@ -1,4 +1,4 @@
-"""NumPy implementations of the shape Ops (``rewritekit.tensor.shape``).
+"""NumPy implementations of the shape Ops (``rewritekit.tensor.shapes``).
 
 Reshape, transpose, expand_dims, squeeze and broadcast_to return NumPy views of their
 input, as NumPy does; nothing in a compiled graph writes to its values.
@@ -13,7 +13,7 @@ import numpy as np
 
 from rewritekit.backends.numpy import numpy_funcify
 from rewritekit.ir import Apply
-from rewritekit.tensor.shape import (  # not `tensor import shape`: rt.shape is a function
+from rewritekit.tensor.shapes import (
     BroadcastTo,
     Concatenate,
     ExpandDims,

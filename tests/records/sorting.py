@@ -1,4 +1,4 @@
-"""Op records for ``rewritekit.tensor.sort``.
+"""Op records for ``rewritekit.tensor.sorting``.
 
 Floats are drawn as whole numbers (so ties occur and ``argsort`` must keep their order),
 sometimes with NaN and +-inf (NaN sorts last, in its original order for argsort).
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
-from rewritekit.tensor.sort import Argsort, Sort
+from rewritekit.tensor.sorting import Argsort, Sort
 from tests.records import OpRecord, values
 
 ALL = ("float64", "float32", "int64", "int32", "uint8", "bool")

@@ -1,4 +1,4 @@
-"""JAX implementations of ``rewritekit.tensor.sort``.
+"""JAX implementations of ``rewritekit.tensor.sorting``.
 
 ``jnp.sort`` and ``jnp.argsort`` are stable and, like NumPy, put NaN last and treat -0.0
 and 0.0 as equal, so ``argsort`` agrees with NumPy's ``kind="stable"`` on ties.
@@ -13,7 +13,7 @@ import jax.numpy as jnp
 
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.ir import Apply
-from rewritekit.tensor.sort import Argsort, Sort
+from rewritekit.tensor.sorting import Argsort, Sort
 
 
 @jax_funcify.register(Sort)

@@ -1,4 +1,4 @@
-"""JAX implementations of the shape Ops (``rewritekit.tensor.shape``).
+"""JAX implementations of the shape Ops (``rewritekit.tensor.shapes``).
 
 Shapes are static in XLA: ``Shape`` and ``ShapeI`` give concrete NumPy values even under
 ``jax.jit`` (so shape arithmetic runs in NumPy while tracing), and ``Reshape`` and
@@ -18,7 +18,7 @@ import numpy as np
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
-from rewritekit.tensor.shape import (  # not `tensor import shape`: rt.shape is a function
+from rewritekit.tensor.shapes import (
     BroadcastTo,
     Concatenate,
     ExpandDims,

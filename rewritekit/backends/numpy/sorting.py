@@ -1,4 +1,4 @@
-"""NumPy implementations of ``rewritekit.tensor.sort`` (stable sorts)."""
+"""NumPy implementations of ``rewritekit.tensor.sorting`` (stable sorts)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from rewritekit.backends.numpy import numpy_funcify
 from rewritekit.ir import Apply
-from rewritekit.tensor.sort import Argsort, Sort
+from rewritekit.tensor.sorting import Argsort, Sort
 
 
 @numpy_funcify.register(Sort)

@@ -9,7 +9,7 @@ import rewritekit as rk
 import rewritekit.tensor as rt
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import SUPPORTED_DTYPES, TensorType
-from rewritekit.tensor.sort import Argsort, Sort
+from rewritekit.tensor.sorting import Argsort, Sort
 
 REAL = sorted(d for d in SUPPORTED_DTYPES if np.dtype(d).kind != "c")
 

@@ -1,4 +1,4 @@
-"""Op records for the shape Ops (``rewritekit.tensor.shape``).
+"""Op records for the shape Ops (``rewritekit.tensor.shapes``).
 
 Records whose graph reads static lengths (``x.type.shape``) or whose meaning depends on
 them (``squeeze`` with ``axis=None``) use ``static_shapes=True``; the others run with every
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
-from rewritekit.tensor.shape import (
+from rewritekit.tensor.shapes import (
     BroadcastTo,
     Concatenate,
     ExpandDims,
