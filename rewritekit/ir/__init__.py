@@ -4,7 +4,7 @@ Nothing here imports the rest of rewritekit; every other layer builds on this on
 """
 
 from rewritekit.ir.intern import InternStats, intern_stats
-from rewritekit.ir.nodes import Apply, Constant, Var, apply_op, as_var, constant
+from rewritekit.ir.nodes import Apply, Constant, Var, apply_op, as_var, constant, short_name
 from rewritekit.ir.op import Op
 from rewritekit.ir.printing import dprint
 from rewritekit.ir.traversal import ancestors, clients, graph_inputs, replace, toposort
@@ -36,5 +36,6 @@ __all__ = [
     "normalize_dtype",
     "replace",
     "result_dtype",
+    "short_name",
     "toposort",
 ]

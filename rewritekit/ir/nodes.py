@@ -27,7 +27,7 @@ from rewritekit.ir.types import TensorType, normalize_dtype
 if TYPE_CHECKING:
     from rewritekit.ir.op import Op
 
-__all__ = ["Apply", "Constant", "Var", "apply_op", "as_var", "constant"]
+__all__ = ["Apply", "Constant", "Var", "apply_op", "as_var", "constant", "short_name"]
 
 _set = object.__setattr__
 _INLINE_CONSTANT_BYTES = 1024  # larger constants intern by a content hash
@@ -117,7 +117,7 @@ class Var(_VarSlots):
         return (_rebuild_output, _flatten_output(self))
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {_short(self)} {self.type}>"
+        return f"<{type(self).__name__} {short_name(self)} {self.type}>"
 
 
 class Constant(Var):
@@ -224,7 +224,7 @@ class Apply(_ApplySlots):
         return (_owner_of, (self.outputs[0],))
 
     def __repr__(self) -> str:
-        args = ", ".join(_short(i) for i in self.inputs)
+        args = ", ".join(short_name(i) for i in self.inputs)
         return f"<Apply {self.op}({args})>"
 
 
@@ -395,7 +395,8 @@ def _brief(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _short(var: Var) -> str:
+def short_name(var: Var) -> str:
+    """How error messages name a variable: ``'x'``, a small constant's value, ``Exp(...)``."""
     if isinstance(var, Constant):
         return var.name or (_brief(var.data.tolist()) if var.data.size <= 4 else "constant")
     if var.owner is None:

@@ -6,7 +6,7 @@ import re
 from typing import Any, ClassVar
 
 from rewritekit.errors import RewritekitError
-from rewritekit.ir.nodes import Apply, Var, _short, all_vars, apply_op, as_var
+from rewritekit.ir.nodes import Apply, Var, all_vars, apply_op, as_var, short_name
 from rewritekit.ir.types import TensorType
 
 __all__ = ["Op"]
@@ -144,7 +144,7 @@ class Op:
             return apply_op(self, inputs)
         except RewritekitError as exc:
             # infer_types sees only types; name the culprit variables here.
-            shown = ", ".join(_short(i) for i in inputs)
+            shown = ", ".join(short_name(i) for i in inputs)
             raise type(exc)(f"{exc} (inputs {shown})") from None
 
     # --- display ----------------------------------------------------------------------

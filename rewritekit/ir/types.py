@@ -7,7 +7,6 @@ A static shape entry is an ``int`` (known length) or ``None`` (known only at run
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,12 @@ def normalize_dtype(dtype: Any) -> str:
         >>> normalize_dtype(float)
         'float64'
     """
+    if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
+        return dtype  # the common case, without asking NumPy
+    return _normalize_dtype(dtype)
+
+
+def _normalize_dtype(dtype: Any) -> str:
     try:
         name = np.dtype(dtype).name
     except TypeError as exc:
@@ -101,22 +106,17 @@ class TensorType:
     _lock = threading.Lock()
 
     def __new__(cls, dtype: Any = "float64", shape: Any = ()) -> TensorType:
-        try:
-            found = cls._table.get((dtype, shape))
-        except TypeError:  # unhashable arguments, e.g. a list shape
-            found = None
-        if found is not None:
-            return found
+        # Always normalized first: a raw-argument cache would equate (True,) with (1,).
         key = (normalize_dtype(dtype), _normalize_shape(shape))
-        with cls._lock:
-            found = cls._table.get(key)
-            if found is None:
-                found = object.__new__(cls)
-                object.__setattr__(found, "dtype", key[0])
-                object.__setattr__(found, "shape", key[1])
-                cls._table[key] = found
-            with contextlib.suppress(TypeError):
-                cls._table.setdefault((dtype, shape), found)
+        found = cls._table.get(key)
+        if found is None:
+            with cls._lock:
+                found = cls._table.get(key)
+                if found is None:
+                    found = object.__new__(cls)
+                    object.__setattr__(found, "dtype", key[0])
+                    object.__setattr__(found, "shape", key[1])
+                    cls._table[key] = found
         return found
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -15,9 +15,17 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Constant, Op, TensorType, Var, as_var, constant, normalize_dtype
+from rewritekit.ir import (
+    Constant,
+    Op,
+    TensorType,
+    Var,
+    as_var,
+    constant,
+    normalize_dtype,
+    short_name,
+)
 from rewritekit.ir import result_dtype as _result_dtype
-from rewritekit.ir.nodes import _short
 from rewritekit.tensor.elemwise import cast
 from rewritekit.tensor.shapes import (
     _check_shape_input,
@@ -229,7 +237,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Va
     vars_ = [as_var(a, context=f"arange: {n}") for a, n in zip(args, names, strict=True)]
     for var, n in zip(vars_, names, strict=True):
         if var.ndim != 0 or var.type.kind not in "biuf":
-            raise DTypeError(f"arange: {n} must be a real scalar, got {var.type} ({_short(var)})")
+            raise DTypeError(
+                f"arange: {n} must be a real scalar, got {var.type} ({short_name(var)})"
+            )
     if dtype is not None:
         out = _dtype("arange", dtype)
     else:  # NumPy's rule: at least int64

@@ -30,8 +30,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype, short_name
 
 __all__ = ["cholesky", "det", "diag", "inv", "slogdet", "solve", "solve_triangular", "trace"]
 
@@ -379,4 +378,4 @@ def diag(v: Any, k: int = 0) -> Var:
         return AllocDiag(k)(x)
     if x.ndim == 2:
         return ExtractDiag(k)(x)
-    raise ShapeError(f"diag: input must be 1-d or 2-d, got a {x.ndim}-d input ({_short(x)})")
+    raise ShapeError(f"diag: input must be 1-d or 2-d, got a {x.ndim}-d input ({short_name(x)})")

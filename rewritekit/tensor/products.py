@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype, short_name
 
 __all__ = ["dot", "einsum", "matmul", "outer", "tensordot"]
 
@@ -236,12 +235,12 @@ def _tensordot_side(side: Any, x: Var, position: int) -> tuple[int, ...]:
         if not -x.ndim <= axis < x.ndim:
             raise ShapeError(
                 f"tensordot: axis {axis} is out of range for the {x.ndim}-d input {position} "
-                f"({_short(x)})"
+                f"({short_name(x)})"
             )
         out.append(int(axis) % x.ndim)
     if len(set(out)) != len(out):
         raise ShapeError(
-            f"tensordot: axes {tuple(axes)} of input {position} ({_short(x)}) repeat an axis"
+            f"tensordot: axes {tuple(axes)} of input {position} ({short_name(x)}) repeat an axis"
         )
     return tuple(out)
 
@@ -270,7 +269,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Var:
         if not 0 <= axes <= min(x.ndim, y.ndim):
             raise ShapeError(
                 f"tensordot: axes={axes} must be between 0 and the smaller rank "
-                f"{min(x.ndim, y.ndim)} of the inputs ({_short(x)}, {_short(y)})"
+                f"{min(x.ndim, y.ndim)} of the inputs ({short_name(x)}, {short_name(y)})"
             )
         pair = (tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes)))
     elif isinstance(axes, (list, tuple)) and len(axes) == 2:
@@ -497,6 +496,6 @@ def einsum(subscripts: str, *operands: Any) -> Var:
     """
     xs = _operands("einsum", *operands)
     spec = parse_einsum(subscripts, [x.ndim for x in xs])
-    shown = ", ".join(_short(x) for x in xs)
+    shown = ", ".join(short_name(x) for x in xs)
     einsum_type(spec, [x.type for x in xs], f"subscripts {subscripts!r}, operands {shown}")
     return Einsum(spec.canonical())(*xs)

@@ -26,8 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import Op, TensorType, Var, as_var, short_name
 from rewritekit.tensor.elemwise import float_dtype
 
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
@@ -49,7 +48,7 @@ def _check_axis(name: str, axis: int, x: Var) -> int:
     """``axis`` as a non-negative int, or a ShapeError naming the input."""
     if not -x.ndim <= axis < x.ndim:
         raise ShapeError(
-            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {_short(x)})"
+            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {short_name(x)})"
         )
     return int(axis) % x.ndim
 
@@ -76,7 +75,7 @@ def normalize_axes(name: str, axis: typing.Any, x: Var) -> tuple[int, ...]:
         if a in axes[:position]:
             raise ShapeError(
                 f"{name}: axis {axis[position]} is repeated in axis={tuple(axis)} for a "
-                f"{x.ndim}-d input (input {_short(x)})"
+                f"{x.ndim}-d input (input {short_name(x)})"
             )
     return tuple(sorted(axes))
 

@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Constant, Op, TensorType, Var, as_var, constant, result_dtype
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import Constant, Op, TensorType, Var, as_var, constant, result_dtype, short_name
 from rewritekit.tensor.elemwise import cast
 
 __all__ = [
@@ -68,7 +67,7 @@ def _axis(name: str, axis: Any, ndim: int, x: Var) -> int:
     if not -ndim <= axis < ndim:
         raise ShapeError(
             f"{name}: axis {axis} is out of range for a {ndim}-d "
-            f"{'input' if ndim == x.ndim else 'result'} (input {_short(x)})"
+            f"{'input' if ndim == x.ndim else 'result'} (input {short_name(x)})"
         )
     return int(axis) % ndim
 
@@ -81,7 +80,7 @@ def _axes(name: str, axis: Any, ndim: int, x: Var) -> tuple[int, ...]:
         raise GraphTypeError(f"{name}: axis must be an int or a tuple of ints, got {axis!r}")
     axes = tuple(_axis(name, a, ndim, x) for a in axis)
     if len(set(axes)) != len(axes):
-        raise ShapeError(f"{name}: repeated axis in {tuple(axis)} (input {_short(x)})")
+        raise ShapeError(f"{name}: repeated axis in {tuple(axis)} (input {short_name(x)})")
     return axes
 
 
@@ -350,12 +349,12 @@ def reshape(x: Any, shape: Any) -> Var:
     if any(d is not None and d < -1 for d in target) or target.count(-1) > 1:
         raise ShapeError(
             f"reshape: the shape {_shape_str(target)} must have lengths >= 0 and at most "
-            f"one -1 (input {_short(x)})"
+            f"one -1 (input {short_name(x)})"
         )
     try:
         result = _resolve_reshape("reshape", x.type.shape, target)
     except ShapeError as exc:
-        raise ShapeError(f"{exc} (input {_short(x)})") from None
+        raise ShapeError(f"{exc} (input {short_name(x)})") from None
     if None not in result:
         if result == x.type.shape:
             return x
@@ -469,7 +468,7 @@ def transpose(x: Any, axes: Any = None) -> Var:
         if len(perm) != x.ndim:
             raise ShapeError(
                 f"transpose: axes {tuple(axes)} are not a permutation of the {x.ndim} axes "
-                f"of the input (input {_short(x)})"
+                f"of the input (input {short_name(x)})"
             )
     return x if perm == tuple(range(x.ndim)) else Transpose(perm)(x)
 
@@ -501,7 +500,7 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Var:
     if len(src) != len(dst):
         raise ShapeError(
             f"moveaxis: source {source!r} and destination {destination!r} must have the "
-            f"same number of axes (input {_short(x)})"
+            f"same number of axes (input {short_name(x)})"
         )
     order = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src, strict=True)):
@@ -584,7 +583,7 @@ def squeeze(x: Any, axis: Any = None) -> Var:
     if bad:
         raise ShapeError(
             f"squeeze: cannot remove axis {bad[0]} of length {x.type.shape[bad[0]]} "
-            f"(input {_short(x)} has shape {_shape_str(x.type.shape)})"
+            f"(input {short_name(x)} has shape {_shape_str(x.type.shape)})"
         )
     return Squeeze(axes)(x)
 
@@ -656,7 +655,9 @@ def concatenate(xs: Sequence[Any], axis: int | None = 0) -> Var:
     if axis is None:
         xs, axis = [flatten(x) for x in xs], 0
     if xs[0].ndim == 0:
-        raise ShapeError(f"concatenate: 0-d inputs cannot be concatenated (input {_short(xs[0])})")
+        raise ShapeError(
+            f"concatenate: 0-d inputs cannot be concatenated (input {short_name(xs[0])})"
+        )
     axis = _axis("concatenate", axis, xs[0].ndim, xs[0])
     if len(xs) == 1:
         return xs[0]
@@ -679,8 +680,8 @@ def stack(xs: Sequence[Any], axis: int = 0) -> Var:
         if not x.type.is_compatible(x.type.with_shape(xs[0].type.shape)):
             raise ShapeError(
                 f"stack: all inputs must have one shape, but input {position} "
-                f"({_short(x)}) has shape {_shape_str(x.type.shape)} and input 0 "
-                f"({_short(xs[0])}) {_shape_str(xs[0].type.shape)}"
+                f"({short_name(x)}) has shape {_shape_str(x.type.shape)} and input 0 "
+                f"({short_name(xs[0])}) {_shape_str(xs[0].type.shape)}"
             )
     axis = _axis("stack", axis, xs[0].ndim + 1, xs[0])
     return concatenate([expand_dims(x, axis) for x in xs], axis=axis)

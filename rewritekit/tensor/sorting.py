@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import Op, TensorType, Var, as_var, short_name
 
 __all__ = ["argsort", "sort"]
 
@@ -86,7 +85,7 @@ def _axis(name: str, axis: Any, x: Var) -> int | None:
         raise GraphTypeError(f"{name}: axis must be an int or None, got {axis!r}")
     if not -x.ndim <= axis < x.ndim:
         raise ShapeError(
-            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {_short(x)}); "
+            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {short_name(x)}); "
             "use axis=None to sort the flattened input"
         )
     return int(axis) % x.ndim

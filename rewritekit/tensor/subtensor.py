@@ -34,8 +34,16 @@ from typing import Any
 import numpy as np
 
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Constant, Op, TensorType, Var, as_var, broadcast_shapes, constant
-from rewritekit.ir.nodes import _short
+from rewritekit.ir import (
+    Constant,
+    Op,
+    TensorType,
+    Var,
+    as_var,
+    broadcast_shapes,
+    constant,
+    short_name,
+)
 from rewritekit.tensor.elemwise import cast
 
 __all__ = ["getitem", "inc_subtensor", "set_subtensor"]
@@ -392,7 +400,7 @@ def _expand_ellipsis(name: str, entries: list[Any], x: Var) -> list[Any]:
     if consumed > x.ndim:
         raise ShapeError(
             f"{name}: too many indices for a {x.ndim}-d input: {consumed} were given "
-            f"(input {_short(x)})"
+            f"(input {short_name(x)})"
         )
     if entries.count(Ellipsis) > 1:
         raise ShapeError(f"{name}: an index can have only one Ellipsis ('...')")
@@ -424,7 +432,7 @@ def _check_constant_arrays(name: str, index: tuple[Any, ...], parts: list[Var], 
         if bad.size:
             raise ShapeError(
                 f"{name}: index {int(bad.flat[0])} in the index array for axis {axis} is out "
-                f"of range for length {length} (input {_short(x)})"
+                f"of range for length {length} (input {short_name(x)})"
             )
 
 
