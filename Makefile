@@ -29,6 +29,7 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-base
 	$(BIN)/python bench/ir_build.py
+	$(BIN)/python bench/runtime.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

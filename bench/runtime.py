@@ -6,7 +6,9 @@ Each workload is written twice: with ``rewritekit.tensor`` and compiled by ``rk.
 (rules=None: this measures lowering and call overhead, not rewriting), and by hand with
 ``jax.numpy`` under ``jax.jit``. Both run in float64 (x64 enabled for the hand-written
 side, as a user of float64 JAX would). Times are the best of several repeats of a timed
-loop, per call, including ``block_until_ready``. ``trust_input`` skips argument checks.
+loop, per call, including ``block_until_ready``; the three variants are timed in
+interleaved rounds. ``trust_input`` skips argument checks; their cost per input is timed
+on its own (``CompiledFunction.check_arguments``).
 """
 
 from __future__ import annotations
@@ -27,16 +29,33 @@ import rewritekit.tensor as rt
 jax.config.update("jax_enable_x64", True)  # the hand-written baseline computes in float64
 
 
-def per_call(fn: Callable[..., Any], args: tuple[Any, ...], budget: float) -> float:
-    """Best per-call seconds over 5 repeats of a loop sized to take about ``budget``."""
-    jax.block_until_ready(fn(*args))  # compile and warm up
-    timer = timeit.Timer(lambda: jax.block_until_ready(fn(*args)))
+def per_call(fns: list[Callable[..., Any]], args: tuple[Any, ...], budget: float) -> list[float]:
+    """Best per-call seconds of each function, timed in interleaved rounds.
+
+    Interleaving (A, B, C, A, B, C, ...) and keeping each one's best round makes the
+    comparison robust to the machine's drift, which is larger than the µs differences.
+    """
+    timers = []
+    for fn in fns:
+        jax.block_until_ready(fn(*args))  # compile and warm up
+        timers.append(timeit.Timer(lambda fn=fn: jax.block_until_ready(fn(*args))))
     number, elapsed = 1, 0.0
-    while elapsed < budget / 5:
-        elapsed = timer.timeit(number)
-        if elapsed < budget / 5:
+    while elapsed < budget / 10:
+        elapsed = timers[0].timeit(number)
+        if elapsed < budget / 10:
             number *= 4
-    return min(timer.repeat(repeat=5, number=number)) / number
+    best = [float("inf")] * len(fns)
+    for _ in range(9):
+        for i, timer in enumerate(timers):
+            best[i] = min(best[i], timer.timeit(number) / number)
+    return best
+
+
+def check_cost(f: rk.CompiledFunction, args: tuple[Any, ...]) -> float:
+    """Seconds per input of ``f``'s argument checks alone."""
+    number = max(1, 20000 // len(args))
+    best = min(timeit.repeat(lambda: f.check_arguments(*args), number=number, repeat=7))
+    return best / number / len(args)
 
 
 def elemwise(n: int) -> dict[str, Any]:
@@ -104,10 +123,8 @@ def main() -> None:
         hand = jax.jit(w["hand"])
         f = rk.function(w["inputs"], w["output"], rules=None)
         trusted = rk.function(w["inputs"], w["output"], rules=None, trust_input=True)
-        t_hand = per_call(hand, w["args"], budget)
-        t_rk = per_call(f, w["args"], budget)
-        t_trust = per_call(trusted, w["args"], budget)
-        per_input = (t_rk - t_trust) / len(w["inputs"])
+        t_hand, t_rk, t_trust = per_call([hand, f, trusted], w["args"], budget)
+        per_input = check_cost(f, w["args"])
         print(
             f"| {name} | {t_hand * 1e6:,.1f} | {t_rk * 1e6:,.1f} | {t_rk / t_hand:.2f} "
             f"| {t_trust * 1e6:,.1f} | {t_trust / t_hand:.2f} | {per_input * 1e6:.2f} |",

@@ -36,6 +36,14 @@ class InputSpec:
 
     def check(self, value: Any) -> Any:
         """``value`` cast to this input's dtype, or an error naming the input."""
+        try:  # the fast path: an array (NumPy, JAX) of exactly this dtype and rank
+            if value.dtype is self.dtype and value.ndim == self.ndim and not self.static:
+                return value
+        except AttributeError:
+            pass
+        return self._check(value)
+
+    def _check(self, value: Any) -> Any:
         dtype = getattr(value, "dtype", None)
         if dtype is None or not hasattr(value, "shape"):
             value = self._from_python(value)
@@ -125,15 +133,22 @@ class CompiledFunction:
         self._fn = backend.compile(inputs, graph)
 
     def __call__(self, *args: Any) -> Any:
+        if self.trust_input:
+            values = self._fn(*args)
+        else:
+            values = self._fn(*self.check_arguments(*args))
+        return values[0] if self._single else list(values)
+
+    def check_arguments(self, *args: Any) -> tuple[Any, ...]:
+        """The arguments as a call would pass them on: checked, cast, or an error naming
+        the input. Useful to validate data without running the graph.
+        """
         if len(args) != len(self._specs):
             names = ", ".join(s.var.name or "<unnamed>" for s in self._specs)
             raise TypeError(
                 f"function takes {len(self._specs)} arguments ({names}), got {len(args)}"
             )
-        if not self.trust_input:
-            args = tuple([spec.check(a) for spec, a in zip(self._specs, args, strict=True)])
-        values = self._fn(*args)
-        return values[0] if self._single else list(values)
+        return tuple([spec.check(a) for spec, a in zip(self._specs, args, strict=True)])
 
     @property
     def jax_fn(self) -> Any:
