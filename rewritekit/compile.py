@@ -133,10 +133,8 @@ class CompiledFunction:
         self._fn = backend.compile(inputs, graph)
 
     def __call__(self, *args: Any) -> Any:
-        if self.trust_input:
-            values = self._fn(*args)
-        else:
-            values = self._fn(*self.check_arguments(*args))
+        checked = args if self.trust_input else self.check_arguments(*args)
+        values = self._fn(*checked)
         return values[0] if self._single else list(values)
 
     def check_arguments(self, *args: Any) -> tuple[Any, ...]:
