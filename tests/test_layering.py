@@ -56,3 +56,16 @@ def test_importing_rewritekit_does_not_import_jax():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("package", ["rewritekit.tensor", "rewritekit.backends", "tests.records"])
+def test_no_name_shadows_a_submodule(package):
+    """`from package import name` must give the submodule where one exists (a function of
+    the same name re-exported by the package would replace it, depending on import order)."""
+    import importlib
+    import pkgutil
+
+    module = importlib.import_module(package)
+    for info in pkgutil.iter_modules(module.__path__):
+        sub = importlib.import_module(f"{package}.{info.name}")
+        assert getattr(module, info.name) is sub, f"{package}.{info.name} is shadowed"

@@ -71,7 +71,7 @@ class OpRecord:
 # --- strategies shared by the families ------------------------------------------------
 
 
-def shapes(n: int, *, min_dims: int = 0, max_dims: int = 3, max_side: int = 4) -> Any:
+def broadcastable_shapes(n: int, *, min_dims: int = 0, max_dims: int = 3, max_side: int = 4) -> Any:
     """``n`` mutually broadcastable shapes."""
     return hnp.mutually_broadcastable_shapes(
         num_shapes=n, min_dims=min_dims, max_dims=max_dims, max_side=max_side
@@ -116,7 +116,7 @@ def draw_in(*ranges: tuple[float, float], special: bool = False) -> Callable[...
     """A ``draw`` function: one array per range, broadcastable shapes."""
 
     def draw(data: st.DataObject, dtype: str) -> list[np.ndarray]:
-        shape_list = data.draw(shapes(len(ranges)))
+        shape_list = data.draw(broadcastable_shapes(len(ranges)))
         return [
             values(data, dtype, shape, lo, hi, special=special)
             for shape, (lo, hi) in zip(shape_list, ranges, strict=True)

@@ -7,7 +7,7 @@ import scipy.special as sp
 
 import rewritekit.tensor as rt
 from rewritekit.tensor import elemwise as ew
-from tests.records import OpRecord, draw_in, shapes, values
+from tests.records import OpRecord, broadcastable_shapes, draw_in, values
 
 FLOATS = ("float64", "float32")
 NUMBERS = ("float64", "float32", "int64", "int32")
@@ -34,7 +34,7 @@ def _nonzero(lo, hi):
     """Draws for a divisor: values in [lo, hi] with magnitude at least 0.5."""
 
     def draw(data, dtype):
-        sx, sy = data.draw(shapes(2))
+        sx, sy = data.draw(broadcastable_shapes(2))
         x = values(data, dtype, sx, -6, 6)
         y = values(data, dtype, sy, lo, hi)
         y = np.where(np.abs(y) < 0.5, np.asarray(1, dtype=dtype), y).astype(dtype)
@@ -49,7 +49,7 @@ def _log1mexp(x):
 
 def _bools(n):
     def draw(data, dtype):
-        return [values(data, "bool", s) for s in data.draw(shapes(n))]
+        return [values(data, "bool", s) for s in data.draw(broadcastable_shapes(n))]
 
     return draw
 
@@ -58,7 +58,7 @@ def _grid(n):
     """Small integers as floats or ints, so that ties occur."""
 
     def draw(data, dtype):
-        return [values(data, dtype, s, -2, 2).round() for s in data.draw(shapes(n))]
+        return [values(data, dtype, s, -2, 2).round() for s in data.draw(broadcastable_shapes(n))]
 
     return draw
 
@@ -111,7 +111,7 @@ RECORDS = [
         np.where,
         lambda data, dtype: [
             values(data, "bool", s) if i == 0 else values(data, dtype, s)
-            for i, s in enumerate(data.draw(shapes(3)))
+            for i, s in enumerate(data.draw(broadcastable_shapes(3)))
         ],
         NUMBERS,
     ),
@@ -188,7 +188,9 @@ RECORDS = [
         sp.xlogy,
         lambda data, dtype: [
             values(data, dtype, s, lo, hi).round(1)
-            for s, (lo, hi) in zip(data.draw(shapes(2)), [(-1, 1), (0.1, 5)], strict=True)
+            for s, (lo, hi) in zip(
+                data.draw(broadcastable_shapes(2)), [(-1, 1), (0.1, 5)], strict=True
+            )
         ],
     ),
     _unary("log1mexp", ew.Log1mexp, rt.log1mexp, _log1mexp, lo=-20.0, hi=-0.01),
