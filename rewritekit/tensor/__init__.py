@@ -1,6 +1,6 @@
 """The NumPy-like tensor API: ``import rewritekit.tensor as rt``.
 
-One module per family of Ops (``elemwise``, ``reduction``, ``shapes``, ``creation``,
+One module per family of Ops (``elemwise``, ``special``, ``reduction``, ``shapes``, ``creation``,
 ``subtensor``, ``products``, ``sorting``; ``rt.linalg`` is its own namespace). Each module
 lists its user functions in ``__all__``, and they are all re-exported here.
 
@@ -22,6 +22,7 @@ from rewritekit.tensor.products import *  # noqa: F403
 from rewritekit.tensor.reduction import *  # noqa: F403
 from rewritekit.tensor.shapes import *  # noqa: F403
 from rewritekit.tensor.sorting import *  # noqa: F403
+from rewritekit.tensor.special import *  # noqa: F403
 from rewritekit.tensor.subtensor import *  # noqa: F403
 from rewritekit.tensor.variable import install_operators
 
@@ -37,6 +38,7 @@ OP_FAMILIES = (
     "reduction",
     "shapes",
     "sorting",
+    "special",
     "subtensor",
 )
 

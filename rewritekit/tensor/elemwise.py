@@ -5,9 +5,9 @@ Every elementwise Op states two dtype facts, used by ``infer_types`` and by both
 
 - *arithmetic* (``add``, ``maximum``, ``abs``, ...): inputs promote by NumPy's rules and the
   result has the promoted dtype (``abs`` of complex gives the matching float).
-- *float* (``exp``, ``sin``, the special functions, ...): float inputs keep their dtype;
-  integer and bool inputs compute in float64 (NumPy would give float16 for int8; SciPy and
-  JAX with x64 give float64).
+- *float* (``exp``, ``sin``, and the special functions of ``special.py``): float inputs
+  keep their dtype; integer and bool inputs compute in float64 (NumPy would give float16
+  for int8; SciPy and JAX with x64 give float64).
 - *predicates* (comparisons, ``isnan``, logical ops): bool results.
 """
 
@@ -455,58 +455,6 @@ class Logaddexp(FloatElemwise):
     commutative = True
 
 
-# --- special functions ----------------------------------------------------------------
-
-
-class Sigmoid(FloatElemwise):
-    """1 / (1 + exp(-x)), the logistic function (SciPy's expit)."""
-
-
-class Softplus(FloatElemwise):
-    """log(1 + exp(x)) = logaddexp(0, x), without overflow."""
-
-
-class LogSigmoid(FloatElemwise):
-    """log(sigmoid(x)) = -softplus(-x), accurate for large |x|."""
-
-
-class Logit(FloatElemwise):
-    """log(p / (1 - p)), the inverse of sigmoid. Domain: 0 <= p <= 1."""
-
-
-class Erf(FloatElemwise):
-    """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
-
-
-class Erfc(FloatElemwise):
-    """1 - erf(x), accurate for large x."""
-
-
-class Erfinv(FloatElemwise):
-    """The inverse of erf. Domain: -1 <= x <= 1."""
-
-
-class Gammaln(FloatElemwise):
-    """log|Gamma(x)|. Domain: x not a non-positive integer."""
-
-
-class Digamma(FloatElemwise):
-    """d/dx log Gamma(x) (SciPy's psi). Domain: x not a non-positive integer."""
-
-
-class Xlogy(FloatElemwise):
-    """x * log(y), and 0 where x == 0 (even for y == 0)."""
-
-    nin = 2
-
-
-class Log1mexp(FloatElemwise):
-    """log(1 - exp(x)), accurate across the domain x <= 0 (NaN for x > 0).
-
-    Uses log(-expm1(x)) for x > -log(2) and log1p(-exp(x)) below (Maechler, 2012).
-    """
-
-
 # --- predicates and logic ---------------------------------------------------------------
 
 
@@ -623,17 +571,6 @@ arcsinh = Arcsinh()
 arccosh = Arccosh()
 arctanh = Arctanh()
 logaddexp = Logaddexp()
-sigmoid = Sigmoid()
-softplus = Softplus()
-log_sigmoid = LogSigmoid()
-logit = Logit()
-erf = Erf()
-erfc = Erfc()
-erfinv = Erfinv()
-gammaln = Gammaln()
-digamma = Digamma()
-xlogy = Xlogy()
-log1mexp = Log1mexp()
 equal = Equal()
 not_equal = NotEqual()
 less = Less()
@@ -674,18 +611,13 @@ __all__ = [
     "clip",
     "cos",
     "cosh",
-    "digamma",
     "divide",
     "equal",
-    "erf",
-    "erfc",
-    "erfinv",
     "exp",
     "exp2",
     "expm1",
     "floor",
     "floor_divide",
-    "gammaln",
     "greater",
     "greater_equal",
     "isfinite",
@@ -694,16 +626,13 @@ __all__ = [
     "less",
     "less_equal",
     "log",
-    "log1mexp",
     "log1p",
     "log2",
     "log10",
-    "log_sigmoid",
     "logaddexp",
     "logical_and",
     "logical_not",
     "logical_or",
-    "logit",
     "maximum",
     "minimum",
     "mod",
@@ -713,11 +642,9 @@ __all__ = [
     "power",
     "reciprocal",
     "round",
-    "sigmoid",
     "sign",
     "sin",
     "sinh",
-    "softplus",
     "sqrt",
     "square",
     "subtract",
@@ -725,5 +652,4 @@ __all__ = [
     "tanh",
     "true_divide",
     "where",
-    "xlogy",
 ]

@@ -1,0 +1,48 @@
+"""Op records for the special functions (``rewritekit.tensor.special``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sp
+
+import rewritekit.tensor as rt
+from rewritekit.tensor import special as sf
+from tests.records import OpRecord, broadcastable_shapes, values
+from tests.records.elemwise import _unary
+
+
+def _log1mexp(x):
+    return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+RECORDS = [
+    _unary("sigmoid", sf.Sigmoid, rt.sigmoid, sp.expit, lo=-30, hi=30),
+    _unary(
+        "softplus",
+        sf.Softplus,
+        rt.softplus,
+        lambda x: np.logaddexp(0, x).astype(x.dtype),
+        lo=-30,
+        hi=30,
+    ),
+    _unary("log_sigmoid", sf.LogSigmoid, rt.log_sigmoid, sp.log_expit, lo=-30, hi=30),
+    _unary("logit", sf.Logit, rt.logit, sp.logit, lo=0.01, hi=0.99),
+    _unary("erf", sf.Erf, rt.erf, sp.erf, lo=-3, hi=3),
+    _unary("erfc", sf.Erfc, rt.erfc, sp.erfc, lo=-3, hi=3),
+    _unary("erfinv", sf.Erfinv, rt.erfinv, sp.erfinv, lo=-0.99, hi=0.99, rtol=1e-7),
+    _unary("gammaln", sf.Gammaln, rt.gammaln, sp.gammaln, lo=0.1, hi=20.0, rtol=1e-8),
+    _unary("digamma", sf.Digamma, rt.digamma, sp.psi, lo=0.1, hi=20.0, rtol=1e-8, atol=1e-9),
+    OpRecord(
+        "xlogy",
+        (sf.Xlogy,),
+        rt.xlogy,
+        sp.xlogy,
+        lambda data, dtype: [
+            values(data, dtype, s, lo, hi).round(1)
+            for s, (lo, hi) in zip(
+                data.draw(broadcastable_shapes(2)), [(-1, 1), (0.1, 5)], strict=True
+            )
+        ],
+    ),
+    _unary("log1mexp", sf.Log1mexp, rt.log1mexp, _log1mexp, lo=-20.0, hi=-0.01),
+]
