@@ -54,3 +54,19 @@ def test_builtin_backends_load_lazily_by_name():
     assert get_backend("numpy") is NUMPY_BACKEND
     assert get_backend("jax").name == "jax"
     assert {"numpy", "jax"} <= set(available_backends())
+
+
+def test_an_op_with_only_a_jax_implementation_compiles_with_jax():
+    import jax.numpy as jnp
+
+    from rewritekit.backends.jax import jax_funcify
+    from rewritekit.ir import Op
+
+    class JaxOnlySinc(Op):
+        def infer_types(self, x):
+            return (x,)
+
+    jax_funcify.register(JaxOnlySinc)(lambda op, node: jnp.sinc)
+    x = rt.vector("x")
+    f = rk.function([x], JaxOnlySinc()(x) + JaxOnlySinc()(rt.constant([0.0])))
+    np.testing.assert_allclose(np.asarray(f(np.array([0.5]))), np.sinc([0.5]) + 1.0)

@@ -50,18 +50,28 @@ _CONCRETE = (np.ndarray, np.generic)
 
 
 def _implement(node: Apply) -> Callable[..., Any]:
-    from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
-
     traced = jax_funcify(node.op, node)
-    concrete = numpy_funcify(node.op, node)
+    concrete: list[Callable[..., Any]] = []  # the NumPy implementation, found on first need
 
     def run(*args: Any) -> Any:
         for arg in args:
             if not isinstance(arg, _CONCRETE):
                 return traced(*args)
-        return concrete(*args)
+        if not concrete:
+            concrete.append(_numpy_or(traced, node))
+        return concrete[0](*args)
 
     return run
+
+
+def _numpy_or(traced: Callable[..., Any], node: Apply) -> Callable[..., Any]:
+    """The node's NumPy implementation, or the JAX one for an Op that has only that."""
+    from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
+
+    try:
+        return numpy_funcify(node.op, node)
+    except NotImplementedError:
+        return traced
 
 
 class JaxBackend:
