@@ -8,14 +8,17 @@ Example:
     True
 """
 
-from rewritekit import tensor
+from rewritekit import rules, tensor
 from rewritekit.compile import CompiledFunction, function
 from rewritekit.errors import (
     BroadcastError,
     DTypeError,
     GraphTypeError,
     ReplaceError,
+    RewriteCycleError,
     RewritekitError,
+    RuleError,
+    RuleTypeError,
 )
 from rewritekit.ir import (
     Apply,
@@ -30,6 +33,7 @@ from rewritekit.ir import (
     replace,
     toposort,
 )
+from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
 
 __version__ = "0.1.0"
 
@@ -42,15 +46,25 @@ __all__ = [
     "GraphTypeError",
     "Op",
     "ReplaceError",
+    "RewriteCycleError",
     "RewritekitError",
+    "RuleError",
+    "RuleSet",
+    "RuleTypeError",
     "TensorType",
     "Var",
     "ancestors",
     "dprint",
+    "explain",
     "function",
     "graph_inputs",
     "intern_stats",
+    "lvar",
+    "relation",
     "replace",
+    "rewrite",
+    "rule",
+    "rules",
     "tensor",
     "toposort",
 ]

@@ -10,6 +10,7 @@ import numpy as np
 from rewritekit.backends import Backend, get_backend
 from rewritekit.errors import DTypeError, GraphTypeError
 from rewritekit.ir import Constant, Var, as_var, graph_inputs
+from rewritekit.rules import RewriteTrace, rewrite
 
 __all__ = ["CompiledFunction", "function"]
 
@@ -118,7 +119,7 @@ class CompiledFunction:
         inputs: list[Var],
         outputs: Var | list[Var],
         graph: list[Var],
-        trace: list[Any],
+        trace: RewriteTrace,
         backend: Backend,
         trust_input: bool,
     ) -> None:
@@ -179,8 +180,9 @@ def function(
             list). Outputs may be inputs or constants; non-Var values become constants.
         backend: ``"jax"`` (default; ``jax.jit``), ``"numpy"`` (the reference), a name
             registered with ``rewritekit.backends.register``, or a backend object.
-        rules: the rewrite pipeline: ``"default"`` or ``None`` (no rewriting). Until the
-            rules engine lands both leave the graph as it is.
+        rules: the rewrite rules applied before lowering: a name (``"default"``, the
+            standard pipeline), a ``RuleSet``, a rule or a list of rules, or ``None`` (no
+            rewriting). ``f.trace`` lists what fired (``rk.explain(f)`` shows it).
         trust_input: skip argument checks (see ``CompiledFunction.trust_input``).
 
     Raises:
@@ -229,10 +231,6 @@ def _checked_inputs(inputs: Sequence[Var]) -> list[Var]:
     return list(inputs)
 
 
-def _rewrite(outputs: list[Var], rules: Any) -> tuple[list[Var], list[Any]]:
-    if rules is None or rules == "default":
-        return outputs, []
-    raise ValueError(
-        f"function: rules={rules!r} is not available yet; use 'default' or None "
-        "(the rules engine is not part of this version)"
-    )
+def _rewrite(outputs: list[Var], rules: Any) -> tuple[list[Var], RewriteTrace]:
+    graph, trace = rewrite(outputs, rules, trace=True)
+    return list(graph), trace

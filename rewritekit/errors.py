@@ -12,7 +12,10 @@ __all__ = [
     "DTypeError",
     "GraphTypeError",
     "ReplaceError",
+    "RewriteCycleError",
     "RewritekitError",
+    "RuleError",
+    "RuleTypeError",
     "ShapeError",
 ]
 
@@ -40,3 +43,17 @@ class ReplaceError(RewritekitError, ValueError):
 class ShapeError(RewritekitError, ValueError):
     """An axis, length or shape argument that does not fit the input (e.g. axis 3 of a 2-d
     tensor, a reshape to a different size)."""
+
+
+class RuleError(RewritekitError, ValueError):
+    """A rule or rule set that cannot work as written (a pattern that cannot be matched, a
+    right side with unbound variables, an unknown rule-set name)."""
+
+
+class RuleTypeError(RewritekitError, TypeError):
+    """A rule's replacement would change the type (dtype or a known static shape) of the
+    node it replaces."""
+
+
+class RewriteCycleError(RewritekitError, ValueError):
+    """Rewriting did not converge: rules undo each other or keep growing a term."""

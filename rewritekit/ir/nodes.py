@@ -22,6 +22,7 @@ import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError
 from rewritekit.ir.intern import APPLIES, CONSTANTS
+from rewritekit.ir.patterns import PatternArgument, is_pattern
 from rewritekit.ir.types import TensorType, normalize_dtype
 
 if TYPE_CHECKING:
@@ -364,6 +365,11 @@ def as_var(value: Any, *, dtype: Any = None, context: str = "as_var") -> Var:
     """
     if isinstance(value, Var):
         return value
+    if is_pattern(value):
+        raise PatternArgument(
+            f"{context}: {value} is a rule pattern, not a graph node; patterns only go into "
+            "rules (rewritekit.rules.rule)"
+        )
     try:
         return Constant(value, dtype)
     except (DTypeError, TypeError, ValueError, OverflowError) as exc:

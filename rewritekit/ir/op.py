@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from rewritekit.errors import RewritekitError
 from rewritekit.ir.nodes import Apply, Var, all_vars, apply_op, as_var, short_name
+from rewritekit.ir.patterns import PatternArgument, build_pattern
 from rewritekit.ir.types import TensorType
 
 __all__ = ["Op"]
@@ -135,7 +136,10 @@ class Op:
         return self._outputs(args)[0].owner  # type: ignore[return-value]
 
     def __call__(self, *args: Any) -> Any:
-        outputs = self._outputs(args)
+        try:
+            outputs = self._outputs(args)
+        except PatternArgument:  # a rule pattern: answer with the pattern of this call
+            return build_pattern(self, args, {})
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _outputs(self, args: tuple[Any, ...]) -> tuple[Var, ...]:

@@ -26,6 +26,7 @@ from rewritekit.ir import (
     short_name,
 )
 from rewritekit.ir import result_dtype as _result_dtype
+from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.elemwise import cast
 from rewritekit.tensor.shapes import (
     _check_shape_input,
@@ -109,6 +110,7 @@ def _alloc(name: str, fill: Var, vector: Var) -> Var:
     return Alloc(target)(fill, vector)
 
 
+@pattern_function(Alloc, inputs=("fill_value", "shape"))
 def full(shape: Any, fill_value: Any, dtype: Any = None) -> Var:
     """A tensor of ``shape`` filled with ``fill_value``, as ``np.full``.
 
@@ -127,6 +129,7 @@ def _full(name: str, shape: Any, fill_value: Any, dtype: Any) -> Var:
     return _alloc(name, _fill(f"{name}: fill_value", fill_value, dtype), vector)
 
 
+@pattern_function(Alloc, inputs=("", "shape"))
 def zeros(shape: Any, dtype: Any = "float64") -> Var:
     """A tensor of ``shape`` filled with 0, as ``np.zeros``.
 
@@ -137,6 +140,7 @@ def zeros(shape: Any, dtype: Any = "float64") -> Var:
     return _full("zeros", shape, 0, "float64" if dtype is None else dtype)
 
 
+@pattern_function(Alloc, inputs=("", "shape"))
 def ones(shape: Any, dtype: Any = "float64") -> Var:
     """A tensor of ``shape`` filled with 1, as ``np.ones``.
 
@@ -147,6 +151,7 @@ def ones(shape: Any, dtype: Any = "float64") -> Var:
     return _full("ones", shape, 1, "float64" if dtype is None else dtype)
 
 
+@pattern_function()
 def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Var:
     """A tensor of ``x``'s shape filled with ``fill_value``, as ``np.full_like``.
 
@@ -161,6 +166,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None) -> Var:
     return _alloc("full_like", fill, shape(x))
 
 
+@pattern_function()
 def zeros_like(x: Any, dtype: Any = None) -> Var:
     """A tensor of ``x``'s shape (and dtype, by default) filled with 0.
 
@@ -171,6 +177,7 @@ def zeros_like(x: Any, dtype: Any = None) -> Var:
     return full_like(x, 0, dtype)
 
 
+@pattern_function()
 def ones_like(x: Any, dtype: Any = None) -> Var:
     """A tensor of ``x``'s shape (and dtype, by default) filled with 1.
 
@@ -208,6 +215,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, _PY_NUMBERS)
 
 
+@pattern_function(Arange, inputs=("start", "stop", "step"))
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Var:
     """Evenly spaced numbers in ``[start, stop)``, as ``np.arange``.
 
@@ -284,6 +292,7 @@ def _eye_arg(value: Any, label: str) -> Var:
     return var
 
 
+@pattern_function(Eye, inputs=("n", "m", "k"))
 def eye(n: Any, m: Any = None, k: Any = 0, dtype: Any = "float64") -> Var:
     """A 2-d tensor with ones on the ``k``-th diagonal and zeros elsewhere, as ``np.eye``.
 

@@ -20,6 +20,7 @@ import numpy as np
 from rewritekit.errors import DTypeError, GraphTypeError
 from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype
 from rewritekit.ir.nodes import all_vars
+from rewritekit.ir.patterns import pattern_function
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -343,6 +344,7 @@ class Cast(Elemwise):
         return self.dtype
 
 
+@pattern_function(Cast)
 def cast(x: Any, dtype: Any) -> Var:
     """``x`` converted to ``dtype``; the same Var when it already has that dtype.
 
@@ -585,6 +587,7 @@ logical_or = LogicalOr()
 logical_not = LogicalNot()
 
 
+@pattern_function(Round)
 def round(x: Any, decimals: int = 0) -> Var:
     """x rounded to ``decimals`` decimals, halves to even.
 

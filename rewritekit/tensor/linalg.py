@@ -31,6 +31,7 @@ import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype, short_name
+from rewritekit.ir.patterns import pattern_function
 
 __all__ = ["cholesky", "det", "diag", "inv", "slogdet", "solve", "solve_triangular", "trace"]
 
@@ -192,6 +193,7 @@ def _input(name: str, a: Any, position: int = 0) -> Var:
     return as_var(a, context=f"{name}: input {position}")
 
 
+@pattern_function(Cholesky, inputs=("a",))
 def cholesky(a: Any) -> Var:
     """The lower Cholesky factor L of ``a`` (``a = L @ L.T``), as ``np.linalg.cholesky``.
 
@@ -206,6 +208,7 @@ def cholesky(a: Any) -> Var:
     return Cholesky()(_input("cholesky", a))
 
 
+@pattern_function(Inv, inputs=("a",))
 def inv(a: Any) -> Var:
     """The inverse of ``a`` (of each matrix in a stack), as ``np.linalg.inv``.
 
@@ -216,6 +219,7 @@ def inv(a: Any) -> Var:
     return Inv()(_input("inv", a))
 
 
+@pattern_function(Det, inputs=("a",))
 def det(a: Any) -> Var:
     """The determinant of ``a`` (of each matrix in a stack), as ``np.linalg.det``.
 
@@ -226,6 +230,7 @@ def det(a: Any) -> Var:
     return Det()(_input("det", a))
 
 
+@pattern_function(Slogdet, inputs=("a",), outputs=2)
 def slogdet(a: Any) -> tuple[Var, Var]:
     """``(sign, logabsdet)`` of ``a``'s determinant, as ``np.linalg.slogdet``.
 
@@ -237,6 +242,7 @@ def slogdet(a: Any) -> tuple[Var, Var]:
     return Slogdet()(_input("slogdet", a))
 
 
+@pattern_function(Solve, inputs=("a", "b"))
 def solve(a: Any, b: Any) -> Var:
     """The solution x of ``a @ x = b``, as ``np.linalg.solve`` (NumPy 2's shapes).
 
@@ -251,6 +257,7 @@ def solve(a: Any, b: Any) -> Var:
     return Solve()(_input("solve", a), _input("solve", b, 1))
 
 
+@pattern_function(SolveTriangular, inputs=("a", "b"))
 def solve_triangular(a: Any, b: Any, lower: bool = False) -> Var:
     """The solution x of ``a @ x = b`` for triangular ``a``, as SciPy's
     ``solve_triangular`` (only the ``lower`` or upper triangle of ``a`` is read).
@@ -346,6 +353,7 @@ class ExtractDiag(Op):
         return (TensorType(a.dtype, (_diagonal_length(*a.shape, self.k),)),)
 
 
+@pattern_function(Trace, inputs=("a",))
 def trace(a: Any, offset: int = 0) -> Var:
     """The sum along diagonal ``offset`` of the first two axes, as ``np.trace``.
 
@@ -360,6 +368,7 @@ def trace(a: Any, offset: int = 0) -> Var:
     return Trace(_offset("trace", offset, "offset"))(_input("trace", a))
 
 
+@pattern_function(AllocDiag, ExtractDiag, inputs=("v",))
 def diag(v: Any, k: int = 0) -> Var:
     """As ``np.diag``: a 1-d ``v`` gives the matrix with ``v`` on diagonal ``k``; a 2-d
     ``v`` gives its diagonal ``k``.

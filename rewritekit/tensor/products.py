@@ -23,6 +23,7 @@ import numpy as np
 
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype, short_name
+from rewritekit.ir.patterns import pattern_function
 
 __all__ = ["dot", "einsum", "matmul", "outer", "tensordot"]
 
@@ -80,6 +81,7 @@ class Dot(Product):
         return (TensorType(dtype, shape),)
 
 
+@pattern_function(Dot, inputs=("a", "b"))
 def dot(a: Any, b: Any) -> Var:
     """NumPy's ``dot`` product of two tensors.
 
@@ -128,6 +130,7 @@ class MatMul(Product):
         return (TensorType(self.output_dtype(a, b), (*batch, *rows, *cols)),)
 
 
+@pattern_function(MatMul, inputs=("a", "b"))
 def matmul(a: Any, b: Any) -> Var:
     """NumPy's ``matmul``, also ``a @ b``: batched matrix products.
 
@@ -159,6 +162,7 @@ class Outer(Product):
         return (TensorType(self.output_dtype(a, b), (_size(a.shape), _size(b.shape))),)
 
 
+@pattern_function(Outer, inputs=("a", "b"))
 def outer(a: Any, b: Any) -> Var:
     """The outer product of ``a`` and ``b``, flattened first (NumPy's ``outer``).
 
@@ -245,6 +249,7 @@ def _tensordot_side(side: Any, x: Var, position: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+@pattern_function(Tensordot, inputs=("a", "b"))
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Var:
     """NumPy's ``tensordot``: the sum of products over the given axes.
 
@@ -475,6 +480,7 @@ class Einsum(Product):
         return (einsum_type(spec, input_types, f"subscripts {self.subscripts!r}"),)
 
 
+@pattern_function(Einsum, inputs=("operands*",))
 def einsum(subscripts: str, *operands: Any) -> Var:
     """Einstein summation over ``operands``, as NumPy's ``einsum``.
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, short_name
+from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.elemwise import float_dtype
 
 _KIND_NAMES = {"b": "bool", "i": "int", "u": "uint", "f": "float", "c": "complex"}
@@ -404,6 +405,7 @@ def _reduce(
     return cls(normalize_axes(cls.name, axis, x), keepdims=keepdims, **params)(x)
 
 
+@pattern_function(Sum)
 def sum(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """The sum over ``axis`` (an int, a tuple of ints, or None for all axes).
 
@@ -416,6 +418,7 @@ def sum(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Sum, x, axis, keepdims)
 
 
+@pattern_function(Prod)
 def prod(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """The product over ``axis``; dtypes as ``sum``.
 
@@ -426,6 +429,7 @@ def prod(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Prod, x, axis, keepdims)
 
 
+@pattern_function(Max)
 def max(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """The largest element over ``axis``, in x's dtype; NaN propagates (NumPy's ``max``).
 
@@ -436,6 +440,7 @@ def max(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Max, x, axis, keepdims)
 
 
+@pattern_function(Min)
 def min(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """The smallest element over ``axis``, in x's dtype; NaN propagates.
 
@@ -446,6 +451,7 @@ def min(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Min, x, axis, keepdims)
 
 
+@pattern_function(All)
 def all(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """True where every element over ``axis`` is nonzero (bool result).
 
@@ -456,6 +462,7 @@ def all(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(All, x, axis, keepdims)
 
 
+@pattern_function(Any)
 def any(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """True where some element over ``axis`` is nonzero (bool result).
 
@@ -466,6 +473,7 @@ def any(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Any, x, axis, keepdims)
 
 
+@pattern_function(Mean)
 def mean(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """The mean over ``axis``; integers and bool give float64, floats keep their dtype.
 
@@ -476,6 +484,7 @@ def mean(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     return _reduce(Mean, x, axis, keepdims)
 
 
+@pattern_function(Variance)
 def var(
     x: typing.Any, axis: typing.Any = None, ddof: int | float = 0, keepdims: bool = False
 ) -> Var:
@@ -488,6 +497,7 @@ def var(
     return _reduce(Variance, x, axis, keepdims, ddof=ddof)
 
 
+@pattern_function(Std)
 def std(
     x: typing.Any, axis: typing.Any = None, ddof: int | float = 0, keepdims: bool = False
 ) -> Var:
@@ -500,6 +510,7 @@ def std(
     return _reduce(Std, x, axis, keepdims, ddof=ddof)
 
 
+@pattern_function(Logsumexp)
 def logsumexp(x: typing.Any, axis: typing.Any = None, keepdims: bool = False) -> Var:
     """``log(sum(exp(x), axis))`` without overflow (SciPy's ``logsumexp``).
 
@@ -518,6 +529,7 @@ def _arg(cls: type[ArgReduce], x: typing.Any, axis: typing.Any, keepdims: bool) 
     return cls(axis, keepdims)(x)
 
 
+@pattern_function(Argmax)
 def argmax(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Var:
     """The int64 index of the largest element along ``axis`` (None: of the flattened input).
 
@@ -528,6 +540,7 @@ def argmax(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Va
     return _arg(Argmax, x, axis, keepdims)
 
 
+@pattern_function(Argmin)
 def argmin(x: typing.Any, axis: int | None = None, keepdims: bool = False) -> Var:
     """The int64 index of the smallest element along ``axis`` (None: of the flattened input).
 
@@ -545,6 +558,7 @@ def _cumulative(cls: type[Cumulative], x: typing.Any, axis: typing.Any) -> Var:
     return cls(_normalize_axis(cls.name, axis, x))(x)
 
 
+@pattern_function(Cumsum)
 def cumsum(x: typing.Any, axis: int | None = None) -> Var:
     """Running sums along ``axis``; None runs over the flattened input. Dtypes as ``sum``.
 
@@ -555,6 +569,7 @@ def cumsum(x: typing.Any, axis: int | None = None) -> Var:
     return _cumulative(Cumsum, x, axis)
 
 
+@pattern_function(Cumprod)
 def cumprod(x: typing.Any, axis: int | None = None) -> Var:
     """Running products along ``axis``; None runs over the flattened input.
 
@@ -565,6 +580,7 @@ def cumprod(x: typing.Any, axis: int | None = None) -> Var:
     return _cumulative(Cumprod, x, axis)
 
 
+@pattern_function(Softmax)
 def softmax(x: typing.Any, axis: typing.Any = -1) -> Var:
     """``exp(x) / sum(exp(x), axis)``, max-shifted; the default ``axis=-1`` follows JAX
     (SciPy's default, None, normalizes over all axes and is available as ``axis=None``).
@@ -577,6 +593,7 @@ def softmax(x: typing.Any, axis: typing.Any = -1) -> Var:
     return Softmax(normalize_axes("softmax", axis, x))(x)
 
 
+@pattern_function(LogSoftmax)
 def log_softmax(x: typing.Any, axis: typing.Any = -1) -> Var:
     """``x - logsumexp(x, axis, keepdims=True)``, max-shifted; default ``axis=-1`` as in JAX.
 

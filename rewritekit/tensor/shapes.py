@@ -23,6 +23,7 @@ import numpy as np
 
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, Op, TensorType, Var, as_var, constant, result_dtype, short_name
+from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.elemwise import cast
 
 __all__ = [
@@ -144,6 +145,7 @@ class MakeVector(Op):
         return (TensorType("int64", (len(scalars),)),)
 
 
+@pattern_function(Shape)
 def shape(x: Any) -> Var:
     """The shape of ``x`` as an int64 vector; a constant when every length is static.
 
@@ -157,6 +159,7 @@ def shape(x: Any) -> Var:
     return Shape()(x)
 
 
+@pattern_function(ShapeI)
 def shape_i(x: Any, axis: int) -> Var:
     """``x.shape[axis]`` as an int64 scalar; a constant when that length is static.
 
@@ -172,6 +175,7 @@ def shape_i(x: Any, axis: int) -> Var:
     return ShapeI(axis)(x)
 
 
+@pattern_function()
 def size(x: Any) -> Var:
     """The number of elements of ``x``, an int64 scalar: a constant when it is static,
     otherwise the product of the lengths (static ones multiplied in as one constant).
@@ -329,6 +333,7 @@ class Reshape(Op):
         return (x.with_shape(_resolve_reshape(self.name, x.shape, self.shape)),)
 
 
+@pattern_function(Reshape, inputs=("x", "shape"))
 def reshape(x: Any, shape: Any) -> Var:
     """``x`` with the same elements in another shape (C order), as ``np.reshape``.
 
@@ -363,6 +368,7 @@ def reshape(x: Any, shape: Any) -> Var:
     return Reshape(target)(x, vector)
 
 
+@pattern_function(Reshape)
 def flatten(x: Any) -> Var:
     """``x`` as a 1-d tensor (C order); a 1-d ``x`` itself.
 
@@ -407,6 +413,7 @@ class BroadcastTo(Op):
         return (x.with_shape(out),)
 
 
+@pattern_function(BroadcastTo, inputs=("x", "shape"))
 def broadcast_to(x: Any, shape: Any) -> Var:
     """``x`` broadcast to ``shape``, as ``np.broadcast_to``; ``x`` itself if it already
     has that static shape.
@@ -453,6 +460,7 @@ class Transpose(Op):
         return (x.with_shape(x.shape[a] for a in self.axes),)
 
 
+@pattern_function(Transpose)
 def transpose(x: Any, axes: Any = None) -> Var:
     """``x`` with its axes permuted (reversed when ``axes`` is None), as ``np.transpose``.
 
@@ -473,6 +481,7 @@ def transpose(x: Any, axes: Any = None) -> Var:
     return x if perm == tuple(range(x.ndim)) else Transpose(perm)(x)
 
 
+@pattern_function(Transpose)
 def swapaxes(x: Any, axis1: int, axis2: int) -> Var:
     """``x`` with two axes interchanged, as ``np.swapaxes``.
 
@@ -487,6 +496,7 @@ def swapaxes(x: Any, axis1: int, axis2: int) -> Var:
     return transpose(x, perm)
 
 
+@pattern_function(Transpose)
 def moveaxis(x: Any, source: Any, destination: Any) -> Var:
     """``x`` with the axes ``source`` moved to positions ``destination``, as ``np.moveaxis``.
 
@@ -524,6 +534,7 @@ class ExpandDims(Op):
         return (x.with_shape(1 if a in self.axes else next(rest) for a in range(ndim)),)
 
 
+@pattern_function(ExpandDims)
 def expand_dims(x: Any, axis: Any) -> Var:
     """``x`` with length-1 axes inserted at ``axis`` (an int or a tuple, counted in the
     result), as ``np.expand_dims``.
@@ -558,6 +569,7 @@ class Squeeze(Op):
         return (x.with_shape(d for a, d in enumerate(x.shape) if a not in self.axes),)
 
 
+@pattern_function(Squeeze)
 def squeeze(x: Any, axis: Any = None) -> Var:
     """``x`` without length-1 axes, as ``np.squeeze``.
 
@@ -639,6 +651,7 @@ def _sequence(name: str, xs: Any) -> list[Var]:
     return [as_var(x, context=f"{name}: input {i}") for i, x in enumerate(xs)]
 
 
+@pattern_function(Concatenate, inputs=("xs*",))
 def concatenate(xs: Sequence[Any], axis: int | None = 0) -> Var:
     """The tensors ``xs`` joined along an existing ``axis``, as ``np.concatenate``
     (``axis=None`` flattens them first). Dtypes promote as in NumPy.
@@ -664,6 +677,7 @@ def concatenate(xs: Sequence[Any], axis: int | None = 0) -> Var:
     return Concatenate(axis)(*xs)
 
 
+@pattern_function()
 def stack(xs: Sequence[Any], axis: int = 0) -> Var:
     """The tensors ``xs``, all of one shape, joined along a new ``axis``, as ``np.stack``.
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, short_name
+from rewritekit.ir.patterns import pattern_function
 
 __all__ = ["argsort", "sort"]
 
@@ -91,6 +92,7 @@ def _axis(name: str, axis: Any, x: Var) -> int | None:
     return int(axis) % x.ndim
 
 
+@pattern_function(Sort)
 def sort(x: Any, axis: int | None = -1) -> Var:
     """A sorted copy of ``x`` along ``axis`` (``None``: flattened), as ``np.sort`` with
     ``kind="stable"``. ``x.sort(axis)`` is the same and, unlike NumPy's in-place method,
@@ -108,6 +110,7 @@ def sort(x: Any, axis: int | None = -1) -> Var:
     return Sort(_axis("sort", axis, v))(v)
 
 
+@pattern_function(Argsort)
 def argsort(x: Any, axis: int | None = -1) -> Var:
     """The int64 indices that sort ``x`` along ``axis`` (``None``: flattened), as
     ``np.argsort`` with ``kind="stable"``: equal elements keep their order.

@@ -44,6 +44,7 @@ from rewritekit.ir import (
     constant,
     short_name,
 )
+from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.elemwise import cast
 
 __all__ = ["getitem", "inc_subtensor", "set_subtensor"]
@@ -436,6 +437,7 @@ def _check_constant_arrays(name: str, index: tuple[Any, ...], parts: list[Var], 
             )
 
 
+@pattern_function(Subtensor)
 def getitem(x: Any, index: Any) -> Var:
     """``x[index]`` with NumPy's semantics for basic and integer-array indexing.
 
@@ -493,6 +495,7 @@ def _value(name: str, value: Any, x: Var) -> Var:
     return cast(as_var(value, context=f"{name}: the value"), x.dtype)
 
 
+@pattern_function()
 def set_subtensor(x_sub: Var, value: Any) -> Var:
     """``x`` with the elements ``x_sub = x[idx]`` selects replaced by ``value``.
 
@@ -512,6 +515,7 @@ def set_subtensor(x_sub: Var, value: Any) -> Var:
     return _update("set_subtensor", SetSubtensor, x_sub, value)
 
 
+@pattern_function()
 def inc_subtensor(x_sub: Var, value: Any) -> Var:
     """``x`` with ``value`` added at the elements ``x_sub = x[idx]`` selects.
 

@@ -54,7 +54,7 @@ def _logical(name: str, symbol: str) -> tuple[Any, Any]:
 
 
 def _invert(self: Var) -> Var:
-    if self.dtype != "bool":
+    if isinstance(self, Var) and self.dtype != "bool":
         raise DTypeError(
             f"~: expected a bool operand, got {self.dtype} ({self!r}); "
             "use rt.logical_not for truth values of other dtypes"
@@ -139,8 +139,10 @@ _METHODS = {
 }
 
 
-def install_operators() -> None:
-    """Give ``Var`` its NumPy-style operators and methods (idempotent)."""
+def install_operators(cls: type = Var, *, skip: frozenset[str] = frozenset()) -> None:
+    """Give ``cls`` (``Var``, or a pattern class of ``rewritekit.rules``) NumPy-style
+    operators and methods, except the attributes named in ``skip`` (idempotent)."""
+    attributes: dict[str, Any] = {}
     for dunder, name in [
         ("add", "add"),
         ("sub", "subtract"),
@@ -152,30 +154,35 @@ def install_operators() -> None:
         ("matmul", "matmul"),
     ]:
         forward, reflected = _binary(name)
-        setattr(Var, f"__{dunder}__", forward)
-        setattr(Var, f"__r{dunder}__", reflected)
+        attributes[f"__{dunder}__"] = forward
+        attributes[f"__r{dunder}__"] = reflected
     for dunder, name in [
         ("lt", "less"),
         ("le", "less_equal"),
         ("gt", "greater"),
         ("ge", "greater_equal"),
     ]:
-        setattr(Var, f"__{dunder}__", _binary(name)[0])
+        attributes[f"__{dunder}__"] = _binary(name)[0]
     for dunder, name, symbol in [("and", "logical_and", "&"), ("or", "logical_or", "|")]:
         forward, reflected = _logical(name, symbol)
-        setattr(Var, f"__{dunder}__", forward)
-        setattr(Var, f"__r{dunder}__", reflected)
-    Var.__invert__ = _invert  # type: ignore[attr-defined]
-    Var.__neg__ = lambda self: _rt().negative(self)  # type: ignore[attr-defined]
-    Var.__pos__ = lambda self: self  # type: ignore[attr-defined]
-    Var.__abs__ = lambda self: _rt().abs(self)  # type: ignore[attr-defined]
-    Var.__getitem__ = lambda self, index: _rt().getitem(self, index)  # type: ignore[attr-defined]
-    Var.__array_ufunc__ = None  # type: ignore[attr-defined]  # NumPy defers to our operators
-    Var.T = property(lambda self: _rt().transpose(self))  # type: ignore[attr-defined]
-    Var.shape = property(lambda self: _rt().shape(self))  # type: ignore[attr-defined]
-    Var.size = property(lambda self: _rt().size(self))  # type: ignore[attr-defined]
-    Var.at = property(_At)  # type: ignore[attr-defined]
-    Var.reshape = _reshape  # type: ignore[attr-defined]
-    Var.transpose = _transpose  # type: ignore[attr-defined]
+        attributes[f"__{dunder}__"] = forward
+        attributes[f"__r{dunder}__"] = reflected
+    attributes.update(
+        __invert__=_invert,
+        __neg__=lambda self: _rt().negative(self),
+        __pos__=lambda self: self,
+        __abs__=lambda self: _rt().abs(self),
+        __getitem__=lambda self, index: _rt().getitem(self, index),
+        __array_ufunc__=None,  # NumPy defers to our operators
+        T=property(lambda self: _rt().transpose(self)),
+        shape=property(lambda self: _rt().shape(self)),
+        size=property(lambda self: _rt().size(self)),
+        at=property(_At),
+        reshape=_reshape,
+        transpose=_transpose,
+    )
     for name, doc in _METHODS.items():
-        setattr(Var, name, _method(name, doc))
+        attributes[name] = _method(name, doc)
+    for name, value in attributes.items():
+        if name not in skip:
+            setattr(cls, name, value)

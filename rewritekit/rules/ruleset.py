@@ -1,0 +1,190 @@
+"""Rule sets: ordered, tagged collections of rules that compose as values.
+
+``RuleSet`` is what the engine runs. Order is priority: at a node, the first rule (in set
+order) that applies wins. Sets compose with ``+`` and select with ``including`` and
+``excluding``; there is no global rule database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from rewritekit.errors import RuleError
+from rewritekit.ir import Apply, Op
+from rewritekit.rules.rule import Rule
+
+__all__ = ["RuleSet", "as_ruleset"]
+
+_CHILD_CACHE_LIMIT = 1 << 14
+
+
+class RuleSet:
+    """An ordered collection of rules.
+
+    Args:
+        rules: rules and rule sets (flattened in order; a rule listed twice is kept once).
+        name: the set's name; rules without a set take it (``stabilize.log1p``).
+        tags: tags given to every rule of the set (``"stabilize"``).
+
+    Example:
+        >>> a = lvar("a")
+        >>> stabilize = RuleSet([rule(rt.log(1 + a), rt.log1p(a), name="log1p")],
+        ...                     name="stabilize", tags={"stabilize"})
+        >>> [r.qualname for r in stabilize]
+        ['stabilize.log1p']
+    """
+
+    def __init__(
+        self,
+        rules: Iterable[Rule | RuleSet] = (),
+        *,
+        name: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> None:
+        self.name = name
+        self.tags = frozenset(tags)
+        found: dict[int, Rule] = {}
+        for item in _flatten(rules):
+            found.setdefault(id(item), item)
+        if name is not None or self.tags:
+            found = {k: r.regrouped(name, self.tags) for k, r in found.items()}
+        self.rules: tuple[Rule, ...] = tuple(found.values())
+        self._by_op: dict[Op, tuple[Rule, ...]] = {}
+        self._by_children: dict[tuple[Any, ...], tuple[Rule, ...]] = {}
+
+    # --- composition ----------------------------------------------------------------------
+
+    def __add__(self, other: Any) -> RuleSet:
+        return RuleSet([self, *_items(other)], name=None)
+
+    def __radd__(self, other: Any) -> RuleSet:
+        return RuleSet([*_items(other), self], name=None)
+
+    def including(self, *items: Any) -> RuleSet:
+        """A new set: with rules or rule sets appended, and/or restricted to the rules whose
+        name, qualified name or tag is one of the given strings."""
+        selected = [i for i in items if isinstance(i, str)]
+        added = [i for i in items if not isinstance(i, str)]
+        kept = [r for r in self.rules if not selected or _selected(r, selected)]
+        return _renamed(RuleSet([*kept, *(r for a in added for r in _items(a))]), self.name)
+
+    def excluding(self, *names_or_tags: str) -> RuleSet:
+        """A new set without the rules whose name, qualified name or tag is given."""
+        for item in names_or_tags:
+            if not isinstance(item, str):
+                raise RuleError(f"excluding: expected rule names or tags, got {item!r}")
+        return _renamed(
+            RuleSet([r for r in self.rules if not _selected(r, names_or_tags)]), self.name
+        )
+
+    # --- lookup ----------------------------------------------------------------------------
+
+    def rules_for(self, op: Op) -> tuple[Rule, ...]:
+        """The rules that could match a node of ``op`` (canonical), in set order."""
+        found = self._by_op.get(op)
+        if found is None:
+            found = self._by_op[op] = tuple(r for r in self.rules if _could_match(r, op))
+        return found
+
+    def rules_for_node(self, node: Apply) -> tuple[Rule, ...]:
+        """The rules that could match ``node``: indexed by its Op, then filtered by the Ops
+        of its inputs (cached per combination)."""
+        op = node.op
+        found = self._by_op.get(op)
+        if found is None:
+            found = self.rules_for(op)
+        if not found:
+            return found
+        key = (op, *[i.owner.op if i.owner is not None else None for i in node.inputs])
+        narrowed = self._by_children.get(key)
+        if narrowed is None:
+            children = key[1:]
+            narrowed = tuple(r for r in found if r.child_test is None or r.child_test(children))
+            if len(self._by_children) > _CHILD_CACHE_LIMIT:
+                self._by_children.clear()
+            self._by_children[key] = narrowed
+        return narrowed
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __getitem__(self, name: str) -> Rule:
+        for r in self.rules:
+            if name in (r.name, r.qualname):
+                return r
+        raise KeyError(f"no rule named {name!r} in rule set {self.name!r}")
+
+    def __str__(self) -> str:
+        lines = [f"RuleSet {self.name or '<unnamed>'} ({len(self.rules)} rules)"]
+        lines += [f"  {r.qualname}: {r}" for r in self.rules]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<RuleSet {self.name or '<unnamed>'}: {len(self.rules)} rules>"
+
+
+def _could_match(rule: Rule, op: Op) -> bool:
+    for kind, value in rule.keys:
+        if (
+            kind == "any"
+            or (kind == "op" and value is op)
+            or (kind == "class" and type(op) is value)
+        ):
+            return True
+    return False
+
+
+def _flatten(items: Any) -> Iterator[Rule]:
+    for item in _items(items):
+        if isinstance(item, RuleSet):
+            yield from item.rules
+        else:
+            yield item
+
+
+def _items(value: Any) -> list[Any]:
+    if isinstance(value, Rule | RuleSet):
+        return [value]
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise RuleError(f"expected rules or rule sets, got {type(value).__name__} {value!r}")
+    items = list(value)
+    for item in items:
+        if not isinstance(item, Rule | RuleSet):
+            raise RuleError(f"expected rules or rule sets, got {type(item).__name__} {item!r}")
+    return items
+
+
+def _selected(rule: Rule, names: Iterable[str]) -> bool:
+    return any(n in (rule.name, rule.qualname) or n in rule.tags for n in names)
+
+
+def _renamed(ruleset: RuleSet, name: str | None) -> RuleSet:
+    ruleset.name = name
+    return ruleset
+
+
+def as_ruleset(rules: Any) -> RuleSet:
+    """``rules`` as a RuleSet: a RuleSet, a rule, a list of them, a name such as
+    ``"default"``, or None (no rules).
+
+    Raises:
+        RuleError: an unknown name, or something that is not a rule.
+    """
+    if rules is None:
+        return RuleSet()
+    if isinstance(rules, RuleSet):
+        return rules
+    if isinstance(rules, str):
+        from rewritekit.rules import library
+
+        found = library.NAMED.get(rules)
+        if found is None:
+            raise RuleError(
+                f"unknown rule set {rules!r}; known: {', '.join(sorted(library.NAMED))}"
+            )
+        return found
+    return RuleSet(_items(rules))

@@ -1,0 +1,105 @@
+"""What a rewrite did: one entry per rule application, and readable views of it."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from rewritekit.ir import Constant, Var
+from rewritekit.rules.patterns import head_name
+
+__all__ = ["RewriteTrace", "TraceEntry", "explain", "term_str"]
+
+_INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "power": "**"}
+
+
+class TraceEntry(NamedTuple):
+    """One rule application: the rule's qualified name, the Var it matched, and the Var
+    that replaced it."""
+
+    rule: str
+    before: Var
+    after: Var
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {term_str(self.before)} -> {term_str(self.after)}"
+
+
+class RewriteTrace(list[TraceEntry]):
+    """The entries of one rewrite, in order, with counters.
+
+    Attributes:
+        attempts: rule applications tried (a rule tried on a node counts once).
+        nodes: distinct nodes normalised.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts = 0
+        self.nodes = 0
+
+    def fired(self) -> dict[str, int]:
+        """How many times each rule fired."""
+        counts: dict[str, int] = {}
+        for entry in self:
+            counts[entry.rule] = counts.get(entry.rule, 0) + 1
+        return counts
+
+    def __str__(self) -> str:
+        return explain(self)
+
+
+def explain(source: Any, *, depth: int = 4) -> str:
+    """A readable account of a rewrite: one line per rule application.
+
+    Args:
+        source: a compiled function (its ``trace``), a ``RewriteTrace``, or a list of
+            ``TraceEntry``.
+        depth: how deep each term is printed (deeper parts print as ``…``).
+
+    Example:
+        >>> y, trace = rk.rewrite(rt.log(1 + x), [log1p], trace=True)
+        >>> print(rk.explain(trace))
+        1. log1p: log(1 + x) -> log1p(x)
+    """
+    entries = getattr(source, "trace", source)
+    if not entries:
+        return "no rule fired"
+    return "\n".join(
+        f"{i}. {e.rule}: {term_str(e.before, depth=depth)} -> {term_str(e.after, depth=depth)}"
+        for i, e in enumerate(entries, 1)
+    )
+
+
+def term_str(var: Var, *, depth: int = 4) -> str:
+    """A node as a one-line expression, cut below ``depth``: ``log(1 + x)``."""
+    return _term(var, depth, nested=False)
+
+
+def _term(var: Var, depth: int, nested: bool) -> str:
+    if isinstance(var, Constant):
+        data = var.data
+        if var.name:
+            return var.name
+        return repr(data.item()) if data.size == 1 else _array_str(data)
+    node = var.owner
+    if node is None:
+        return var.name or "<unnamed>"
+    if depth <= 0:
+        return "…"
+    name = head_name(node.op)
+    args = node.inputs
+    suffix = f"[{var.index}]" if node.nout > 1 else ""
+    if name in _INFIX and len(args) == 2:
+        text = f"{_term(args[0], depth - 1, True)} {_INFIX[name]} {_term(args[1], depth - 1, True)}"
+        return f"({text})" if nested else text
+    if name == "negative":
+        return f"-{_term(args[0], depth - 1, True)}"
+    return f"{name}({', '.join(_term(a, depth - 1, False) for a in args)}){suffix}"
+
+
+def _array_str(data: np.ndarray) -> str:
+    if data.size <= 4:
+        return repr(data.tolist())
+    return f"<{data.dtype}{list(data.shape)}>"
