@@ -30,6 +30,7 @@ test: $(VENV)/.installed-test
 bench: $(VENV)/.installed-base
 	$(BIN)/python bench/ir_build.py
 	$(BIN)/python bench/runtime.py
+	$(BIN)/python bench/rewrite.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -21,3 +21,17 @@ def test_backend_walkthrough_runs():
     namespace: dict = {}
     exec(compile(blocks[-1], "docs/backends.md", "exec"), namespace)  # the full example
     assert namespace["backend"].calls == 1
+
+
+def test_rules_guide_runs(capsys):
+    text = (README.parent / "docs" / "rules.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) >= 9
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/rules.md", "exec"), namespace)  # our own guide, in order
+    out = capsys.readouterr().out
+    assert "cycling rules: sin_to_cos, cos_to_sin" in out
+    assert "rule 'add_zero' changes float64[?] to int64[?]" in out
+    assert namespace["f"].trace.fired() == {"stabilize.log1p": 1}
+    assert float(namespace["value"][0]) == 1e-20

@@ -21,7 +21,7 @@ from etuples.core import ExpressionTuple, KwdPair
 from unification import Var as LogicVar
 
 from rewritekit.errors import RuleError
-from rewritekit.ir import Constant, Op, Var, short_name
+from rewritekit.ir import Constant, Op, Var
 from rewritekit.ir.patterns import PatternSignature, enable_patterns
 from rewritekit.tensor.variable import install_operators
 
@@ -321,7 +321,9 @@ def pattern_str(term: Any, *, nested: bool = False) -> str:
     if isinstance(term, LogicVar):
         return str(term)
     if isinstance(term, Var):
-        return short_name(term).strip("'")
+        from rewritekit.rules.trace import term_str  # trace builds on this
+
+        return term_str(term, depth=2)
     if isinstance(term, list | tuple):
         inner = ", ".join(pattern_str(v) for v in term)
         return (

@@ -8,15 +8,16 @@ raises ``RuleTypeError`` naming the rule and both types.
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 from etuples.core import ExpressionTuple
-from kanren import eq
+from kanren import eq as kanren_eq
 from unification import Var as LogicVar
-from unification import reify
+from unification import reify, unify
 from unification.variable import isvar
 
 from rewritekit.errors import RewritekitError, RuleError, RuleTypeError
@@ -32,6 +33,7 @@ from rewritekit.rules.matcher import (
     pattern_vars,
 )
 from rewritekit.rules.patterns import (
+    Pattern,
     PatternVar,
     is_number,
     lvar,
@@ -39,9 +41,12 @@ from rewritekit.rules.patterns import (
     split_term,
 )
 
-__all__ = ["Bindings", "Relation", "Rule", "guard", "relation", "rule"]
+__all__ = ["Bindings", "Relation", "Rule", "eq", "guard", "relation", "rule"]
 
 IndexKey = tuple[str, Any]
+
+# True while relation() runs a goal on an unbound term to find its heads
+_INFERRING: contextvars.ContextVar[bool] = contextvars.ContextVar("inferring", default=False)
 
 
 class Bindings(Mapping[str, Any]):
@@ -169,6 +174,8 @@ class PatternRule(Rule):
         self.name = _checked_name(name)
         self.group = None
         self.tags = frozenset(tags)
+        if isinstance(lhs, Var) and lhs.owner is not None and lhs.owner.nout == 1:
+            lhs = Pattern((lhs.owner.op, *lhs.owner.inputs))  # exactly this node
         if not isinstance(lhs, ExpressionTuple):
             raise RuleError(
                 f"rule {name!r}: the left side must be a term such as rt.log(1 + a), got "
@@ -228,7 +235,7 @@ class PatternRule(Rule):
         if self._variants is None:
             self._variants = commutative_variants(self.lhs)
         for variant in self._variants:
-            for state in eq(var, variant)({}):
+            for state in kanren_eq(var, variant)({}):
                 env = [reify(v, state) for v in self._slots]
                 if self._accept(env, var):
                     return env
@@ -332,8 +339,9 @@ def relation(
     ``fn(lhs, rhs)`` returns a goal; the engine calls it with ``lhs`` the node to rewrite
     and ``rhs`` a fresh logic variable, and uses the first answer for ``rhs``: a pattern
     term (evaluated into a node), a Var, or a number. Use kanren's ``eq``, ``conde``,
-    ``lall`` and ``guard`` (below); inside ``eq``, a commutative Op matches the swapped
-    inputs when the written order does not unify.
+    ``lall`` and ``guard`` (below), and ``rewritekit.rules.eq``, which answers every
+    ordering of commutative Ops (``kanren.eq`` answers one: the swapped inputs only when
+    the written order does not unify).
 
     Args:
         fn: ``(lhs, rhs) -> goal``.
@@ -357,7 +365,8 @@ def relation(
 def guard(predicate: Callable[..., bool], *terms: Any) -> Callable[[Any], Iterator[Any]]:
     """A kanren goal that succeeds when ``predicate(*terms)`` holds for the bound terms.
 
-    It fails while a term is unbound, so put it after the goals that bind them.
+    It fails while a term is unbound, so put it after the goals that bind them (while
+    ``relation`` infers the heads of a goal on an unbound term, it lets everything pass).
 
     Example:
         >>> guard(lambda x: x.dtype == "float64", a)  # doctest: +SKIP
@@ -366,9 +375,36 @@ def guard(predicate: Callable[..., bool], *terms: Any) -> Callable[[Any], Iterat
     def goal(state: Any) -> Iterator[Any]:
         values = [reify(t, state) for t in terms]
         if any(pattern_vars(v) for v in values):
+            if _INFERRING.get():
+                yield state
             return
         if predicate(*values):
             yield state
+
+    return goal
+
+
+def eq(u: Any, v: Any) -> Callable[[Any], Iterator[Any]]:
+    """kanren's ``eq`` that also answers every ordering of commutative Ops.
+
+    ``kanren.eq`` unifies once: a pattern over a commutative Op matches the swapped inputs
+    only when the written order does not unify. This goal yields one state per ordering
+    that unifies, so a later goal (a ``guard``) that rejects one order gets the other.
+    """
+    pattern, term = (u, v) if isinstance(u, ExpressionTuple) else (v, u)
+
+    def goal(state: Any) -> Iterator[Any]:
+        if not isinstance(pattern, ExpressionTuple) or isinstance(term, ExpressionTuple):
+            found = unify(u, v, state)
+            if found is not False:
+                yield found
+            return
+        seen: list[Any] = []
+        for variant in commutative_variants(pattern):
+            found = unify(term, variant, state)
+            if found is not False and found not in seen:
+                seen.append(found)
+                yield found
 
     return goal
 
@@ -433,6 +469,7 @@ def _inferred_keys(fn: Callable[[Any, Any], Any]) -> tuple[IndexKey, ...]:
     that does not give a head for every answer (up to 32 answers)."""
     lhs, rhs = lvar(), lvar()
     keys: list[IndexKey] = []
+    token = _INFERRING.set(True)
     try:
         answers = list(itertools.islice(fn(lhs, rhs)({}), 32))
         for state in answers:
@@ -441,8 +478,10 @@ def _inferred_keys(fn: Callable[[Any, Any], Any]) -> tuple[IndexKey, ...]:
             if key[0] == "any":
                 return (("any", None),)
             keys.extend(_index_keys(key))
-    except Exception:
+    except Exception:  # any failure only means "try it on every node"
         return (("any", None),)
+    finally:
+        _INFERRING.reset(token)
     return tuple(dict.fromkeys(keys)) or (("any", None),)
 
 

@@ -67,16 +67,15 @@ class RuleSet:
         selected = [i for i in items if isinstance(i, str)]
         added = [i for i in items if not isinstance(i, str)]
         kept = [r for r in self.rules if not selected or _selected(r, selected)]
-        return _renamed(RuleSet([*kept, *(r for a in added for r in _items(a))]), self.name)
+        return RuleSet([*kept, *added], name=self.name, tags=self.tags)
 
     def excluding(self, *names_or_tags: str) -> RuleSet:
         """A new set without the rules whose name, qualified name or tag is given."""
         for item in names_or_tags:
             if not isinstance(item, str):
                 raise RuleError(f"excluding: expected rule names or tags, got {item!r}")
-        return _renamed(
-            RuleSet([r for r in self.rules if not _selected(r, names_or_tags)]), self.name
-        )
+        kept = [r for r in self.rules if not _selected(r, names_or_tags)]
+        return RuleSet(kept, name=self.name, tags=self.tags)
 
     # --- lookup ----------------------------------------------------------------------------
 
@@ -119,7 +118,8 @@ class RuleSet:
         raise KeyError(f"no rule named {name!r} in rule set {self.name!r}")
 
     def __str__(self) -> str:
-        lines = [f"RuleSet {self.name or '<unnamed>'} ({len(self.rules)} rules)"]
+        count = len(self.rules)
+        lines = [f"RuleSet {self.name or '<unnamed>'} ({count} rule{'' if count == 1 else 's'})"]
         lines += [f"  {r.qualname}: {r}" for r in self.rules]
         return "\n".join(lines)
 
@@ -160,11 +160,6 @@ def _items(value: Any) -> list[Any]:
 
 def _selected(rule: Rule, names: Iterable[str]) -> bool:
     return any(n in (rule.name, rule.qualname) or n in rule.tags for n in names)
-
-
-def _renamed(ruleset: RuleSet, name: str | None) -> RuleSet:
-    ruleset.name = name
-    return ruleset
 
 
 def as_ruleset(rules: Any) -> RuleSet:

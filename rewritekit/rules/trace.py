@@ -7,7 +7,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from rewritekit.ir import Constant, Var
-from rewritekit.rules.patterns import head_name
 
 __all__ = ["RewriteTrace", "TraceEntry", "explain", "term_str"]
 
@@ -88,7 +87,8 @@ def _term(var: Var, depth: int, nested: bool) -> str:
         return var.name or "<unnamed>"
     if depth <= 0:
         return "…"
-    name = head_name(node.op)
+    op = node.op
+    name = op.name
     args = node.inputs
     suffix = f"[{var.index}]" if node.nout > 1 else ""
     if name in _INFIX and len(args) == 2:
@@ -96,7 +96,9 @@ def _term(var: Var, depth: int, nested: bool) -> str:
         return f"({text})" if nested else text
     if name == "negative":
         return f"-{_term(args[0], depth - 1, True)}"
-    return f"{name}({', '.join(_term(a, depth - 1, False) for a in args)}){suffix}"
+    shown = [_term(a, depth - 1, False) for a in args]
+    shown += [f"{p}={getattr(op, p)!r}" for p in type(op).__props__]
+    return f"{name}({', '.join(shown)}){suffix}"
 
 
 def _array_str(data: np.ndarray) -> str:
