@@ -108,5 +108,6 @@ def rewrite_with_rules() -> None:
         first, second = fn(values)
         print(f"  {name}: at x = 1e-20: {first[0]:.3g};  at x = 800: {second[1]:.6g}")
 
+
 if __name__ == "__main__":
     main()
