@@ -23,9 +23,11 @@ from kanren import conde, lall, lany
 # the library imports the modules above; import it last
 from rewritekit.rules import library
 from rewritekit.rules.engine import Rewriter, rewrite
+from rewritekit.rules.goals import eq, guard
 from rewritekit.rules.library import default
 from rewritekit.rules.patterns import Nth, Pattern, PatternVar, lvar, pattern_str
-from rewritekit.rules.rule import Bindings, Relation, Rule, eq, guard, relation, rule
+from rewritekit.rules.relation import Relation, relation
+from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet, as_ruleset
 from rewritekit.rules.trace import RewriteTrace, TraceEntry, explain, term_str
 

@@ -20,6 +20,7 @@ import numpy as np
 from etuples.core import ExpressionTuple, KwdPair
 from unification import Var as LogicVar
 
+import rewritekit.tensor as rt
 from rewritekit.errors import RuleError
 from rewritekit.ir import Constant, Op, Var
 from rewritekit.ir.patterns import PatternSignature, enable_patterns
@@ -87,32 +88,26 @@ class Pattern(ExpressionTuple):
     def __add__(self, other: Any) -> Any:
         if isinstance(other, tuple) or (isinstance(other, ExpressionTuple) and len(self) == 1):
             return super().__add__(other)
-        return _rt().add(self, other)
+        return rt.add(self, other)
 
     def __radd__(self, other: Any) -> Any:
         if isinstance(other, tuple):
             return super().__radd__(other)
-        return _rt().add(other, self)
+        return rt.add(other, self)
 
     def __mul__(self, other: Any) -> Any:
-        return _rt().multiply(self, other)
+        return rt.multiply(self, other)
 
     def __rmul__(self, other: Any) -> Any:
-        return _rt().multiply(other, self)
+        return rt.multiply(other, self)
 
     def __invert__(self) -> Any:
-        return _rt().logical_not(self)
+        return rt.logical_not(self)
 
     def __str__(self) -> str:
         return pattern_str(self)
 
     __repr__ = __str__
-
-
-def _rt() -> Any:
-    import rewritekit.tensor as rt
-
-    return rt
 
 
 _TUPLE_NAMES = frozenset(["__getitem__", "__iter__", "__len__", "__contains__"])

@@ -1,4 +1,5 @@
-"""Rules: ``rule(lhs, rhs)`` for patterns, ``relation(fn)`` for kanren goals.
+"""Rules: the ``Rule`` base and plain pattern rules, ``rule(lhs, rhs)`` (relations are in
+``relation.py``).
 
 A rule is a value: its name, tags and equation. ``rule.apply(var)`` answers the Var that
 replaces ``var``, or None when the rule does not apply. A replacement must keep the type of
@@ -8,8 +9,6 @@ raises ``RuleTypeError`` naming the rule and both types.
 
 from __future__ import annotations
 
-import contextvars
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -17,15 +16,14 @@ import numpy as np
 from etuples.core import ExpressionTuple
 from kanren import eq as kanren_eq
 from unification import Var as LogicVar
-from unification import reify, unify
-from unification.variable import isvar
+from unification import reify
 
 from rewritekit.errors import RewritekitError, RuleError, RuleTypeError
-from rewritekit.ir import Op, Var, as_var
+from rewritekit.ir import Var, as_var
 from rewritekit.rules import _bridge  # noqa: F401 - registers the IR with etuples/unification
+from rewritekit.rules.goals import commutative_variants
 from rewritekit.rules.matcher import (
     UNSET,
-    canonical_op,
     child_test,
     compile_builder,
     compile_matcher,
@@ -36,17 +34,12 @@ from rewritekit.rules.patterns import (
     Pattern,
     PatternVar,
     is_number,
-    lvar,
     pattern_str,
-    split_term,
 )
 
-__all__ = ["Bindings", "Relation", "Rule", "eq", "guard", "relation", "rule"]
+__all__ = ["Bindings", "PatternRule", "Rule", "rule"]
 
 IndexKey = tuple[str, Any]
-
-# True while relation() runs a goal on an unbound term to find its heads
-_INFERRING: contextvars.ContextVar[bool] = contextvars.ContextVar("inferring", default=False)
 
 
 class Bindings(Mapping[str, Any]):
@@ -171,7 +164,7 @@ class PatternRule(Rule):
         when: Callable[[Bindings], bool] | None,
         tags: Iterable[str],
     ) -> None:
-        self.name = _checked_name(name)
+        self.name = checked_name(name)
         self.group = None
         self.tags = frozenset(tags)
         if isinstance(lhs, Var) and lhs.owner is not None and lhs.owner.nout == 1:
@@ -188,7 +181,7 @@ class PatternRule(Rule):
         self._match = compile_matcher(lhs, self._slots)
         self.variables = list(self._slots)
         self._names = [(_var_name(v), slot) for v, slot in self._slots.items()]
-        self.keys = _index_keys(head_key(lhs))
+        self.keys = index_keys(head_key(lhs))
         self.child_test = child_test(lhs)
         if _is_pattern_value(rhs):
             unbound = [v for v in pattern_vars(rhs) if v not in self._slots]
@@ -244,53 +237,7 @@ class PatternRule(Rule):
     def __str__(self) -> str:
         right = pattern_str(self.rhs) if _is_pattern_value(self.rhs) else "<function>"
         text = f"{pattern_str(self.lhs)} -> {right}"
-        return text if self.when is None else f"{text}  when {_fn_name(self.when)}"
-
-
-class Relation(Rule):
-    """A rule stated as a kanren goal: made by ``relation``."""
-
-    def __init__(
-        self,
-        fn: Callable[[Any, Any], Any],
-        name: str,
-        ops: Any,
-        tags: Iterable[str],
-    ) -> None:
-        self.name = _checked_name(name)
-        self.group = None
-        self.tags = frozenset(tags)
-        if not callable(fn):
-            raise RuleError(f"relation {name!r}: expected a function (lhs, rhs) -> goal")
-        self.fn = fn
-        self.keys = _relation_keys(name, fn, ops)
-
-    def apply(self, var: Var, *, kanren: bool = True) -> Var | None:
-        rhs = lvar()
-        goal = self.fn(var, rhs)
-        for state in goal({}):
-            answer = reify(rhs, state)
-            if isvar(answer):
-                raise RuleError(f"relation {self.qualname!r} left its answer unbound")
-            unbound = pattern_vars(answer)
-            if unbound:
-                raise RuleError(
-                    f"relation {self.qualname!r}: the answer {pattern_str(answer)} holds "
-                    f"unbound variables {', '.join(map(str, unbound))}"
-                )
-            try:
-                new = compile_builder(answer, {})([])
-            except RewritekitError as exc:
-                raise RuleError(
-                    f"relation {self.qualname!r} could not build its answer "
-                    f"{pattern_str(answer)}: {exc}"
-                ) from exc
-            return self._checked(var, new)
-        return None
-
-    def __str__(self) -> str:
-        doc = (self.fn.__doc__ or "").strip().splitlines()
-        return doc[0] if doc else f"relation {_fn_name(self.fn)}"
+        return text if self.when is None else f"{text}  when {fn_name(self.when)}"
 
 
 def rule(
@@ -327,107 +274,7 @@ def rule(
     return PatternRule(lhs, rhs, name, when, tags)
 
 
-def relation(
-    fn: Callable[[Any, Any], Any],
-    *,
-    name: str,
-    ops: Any = None,
-    tags: Iterable[str] = (),
-) -> Rule:
-    """A rule stated as a kanren relation between a term and its replacement.
-
-    ``fn(lhs, rhs)`` returns a goal; the engine calls it with ``lhs`` the node to rewrite
-    and ``rhs`` a fresh logic variable, and uses the first answer for ``rhs``: a pattern
-    term (evaluated into a node), a Var, or a number. Use kanren's ``eq``, ``conde``,
-    ``lall`` and ``guard`` (below), and ``rewritekit.rules.eq``, which answers every
-    ordering of commutative Ops (``kanren.eq`` answers one: the swapped inputs only when
-    the written order does not unify).
-
-    Args:
-        fn: ``(lhs, rhs) -> goal``.
-        name: the rule's name.
-        ops: the Ops, Op classes or tensor functions at the head of the terms it rewrites,
-            for indexing. By default they are inferred by running the goal once on an
-            unbound term; a relation whose heads cannot be inferred is tried on every node.
-        tags: labels for rule sets.
-
-    Example:
-        >>> def exp_log(lhs, rhs):
-        ...     '''exp(log(a)) -> a, log(exp(a)) -> a'''
-        ...     a = lvar()
-        ...     return conde([eq(lhs, rt.exp(rt.log(a))), eq(rhs, a)],
-        ...                  [eq(lhs, rt.log(rt.exp(a))), eq(rhs, a)])
-        >>> inverse = relation(exp_log, name="exp_log")
-    """
-    return Relation(fn, name, ops, tags)
-
-
-def guard(predicate: Callable[..., bool], *terms: Any) -> Callable[[Any], Iterator[Any]]:
-    """A kanren goal that succeeds when ``predicate(*terms)`` holds for the bound terms.
-
-    It fails while a term is unbound, so put it after the goals that bind them (while
-    ``relation`` infers the heads of a goal on an unbound term, it lets everything pass).
-
-    Example:
-        >>> guard(lambda x: x.dtype == "float64", a)  # doctest: +SKIP
-    """
-
-    def goal(state: Any) -> Iterator[Any]:
-        values = [reify(t, state) for t in terms]
-        if any(pattern_vars(v) for v in values):
-            if _INFERRING.get():
-                yield state
-            return
-        if predicate(*values):
-            yield state
-
-    return goal
-
-
-def eq(u: Any, v: Any) -> Callable[[Any], Iterator[Any]]:
-    """kanren's ``eq`` that also answers every ordering of commutative Ops.
-
-    ``kanren.eq`` unifies once: a pattern over a commutative Op matches the swapped inputs
-    only when the written order does not unify. This goal yields one state per ordering
-    that unifies, so a later goal (a ``guard``) that rejects one order gets the other.
-    """
-    pattern, term = (u, v) if isinstance(u, ExpressionTuple) else (v, u)
-
-    def goal(state: Any) -> Iterator[Any]:
-        if not isinstance(pattern, ExpressionTuple) or isinstance(term, ExpressionTuple):
-            found = unify(u, v, state)
-            if found is not False:
-                yield found
-            return
-        seen: list[Any] = []
-        for variant in commutative_variants(pattern):
-            found = unify(term, variant, state)
-            if found is not False and found not in seen:
-                seen.append(found)
-                yield found
-
-    return goal
-
-
 # --- helpers ------------------------------------------------------------------------------
-
-
-def commutative_variants(pattern: Any) -> list[Any]:
-    """Every ordering of the arguments of commutative Ops in ``pattern``, the written one
-    first (the order in which the compiled matcher tries them)."""
-    if not isinstance(pattern, ExpressionTuple):
-        return [pattern]
-    head, args, kwargs = split_term(pattern)
-    options = [commutative_variants(a) for a in args]
-    combos = [list(c) for c in itertools.product(*options)]
-    swap = isinstance(head, Op) and getattr(head, "commutative", False) and len(args) == 2
-    out = []
-    for swapped in [False, True] if swap else [False]:
-        for combo in combos:
-            # swapped: the node's second input is matched by the first written argument
-            chosen = [combo[1], combo[0]] if swapped else combo
-            out.append(type(pattern)((head, *chosen), **kwargs))
-    return out
 
 
 def _is_pattern_value(value: Any) -> bool:
@@ -438,54 +285,14 @@ def _is_pattern_value(value: Any) -> bool:
     )
 
 
-def _index_keys(key: IndexKey) -> tuple[IndexKey, ...]:
+def index_keys(key: IndexKey) -> tuple[IndexKey, ...]:
     kind, value = key
     if kind == "class":
         return tuple(("class", cls) for cls in value)
     return (key,)
 
 
-def _relation_keys(name: str, fn: Callable[[Any, Any], Any], ops: Any) -> tuple[IndexKey, ...]:
-    if ops is not None:
-        keys: list[IndexKey] = []
-        for op in ops if isinstance(ops, list | tuple | set | frozenset) else [ops]:
-            if isinstance(op, Op):
-                keys.append(("op", canonical_op(op)))
-            elif isinstance(op, type) and issubclass(op, Op):
-                keys.append(("class", op))
-            elif hasattr(op, "pattern_signature") and op.pattern_signature.ops:
-                keys.extend(("class", cls) for cls in op.pattern_signature.ops)
-            else:
-                raise RuleError(
-                    f"relation {name!r}: ops must be Ops, Op classes or tensor functions "
-                    f"that build one Op, got {op!r}"
-                )
-        return tuple(keys)
-    return _inferred_keys(fn)
-
-
-def _inferred_keys(fn: Callable[[Any, Any], Any]) -> tuple[IndexKey, ...]:
-    """Run the goal on an unbound term and read the heads of the answers; ``any`` when
-    that does not give a head for every answer (up to 32 answers)."""
-    lhs, rhs = lvar(), lvar()
-    keys: list[IndexKey] = []
-    token = _INFERRING.set(True)
-    try:
-        answers = list(itertools.islice(fn(lhs, rhs)({}), 32))
-        for state in answers:
-            term = reify(lhs, state)
-            key = head_key(term) if isinstance(term, ExpressionTuple) else ("any", None)
-            if key[0] == "any":
-                return (("any", None),)
-            keys.extend(_index_keys(key))
-    except Exception:  # any failure only means "try it on every node"
-        return (("any", None),)
-    finally:
-        _INFERRING.reset(token)
-    return tuple(dict.fromkeys(keys)) or (("any", None),)
-
-
-def _checked_name(name: Any) -> str:
+def checked_name(name: Any) -> str:
     if not isinstance(name, str) or not name:
         raise RuleError(f"a rule needs a non-empty str name, got {name!r}")
     return name
@@ -495,7 +302,7 @@ def _var_name(v: LogicVar) -> str:
     return v.name if isinstance(v, PatternVar) else str(v)
 
 
-def _fn_name(fn: Any) -> str:
+def fn_name(fn: Any) -> str:
     return getattr(fn, "__name__", None) or repr(fn)
 
 
