@@ -31,6 +31,7 @@ bench: $(VENV)/.installed-base
 	$(BIN)/python bench/ir_build.py
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/rewrite.py
+	$(BIN)/python bench/grad.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -9,6 +9,7 @@ Example:
 """
 
 from rewritekit import rules, tensor
+from rewritekit.autodiff import grad, hessian, jacobian, jvp, vjp
 from rewritekit.compile import CompiledFunction, function
 from rewritekit.errors import (
     BroadcastError,
@@ -57,8 +58,12 @@ __all__ = [
     "dprint",
     "explain",
     "function",
+    "grad",
     "graph_inputs",
+    "hessian",
     "intern_stats",
+    "jacobian",
+    "jvp",
     "lvar",
     "relation",
     "replace",
@@ -67,4 +72,5 @@ __all__ = [
     "rules",
     "tensor",
     "toposort",
+    "vjp",
 ]

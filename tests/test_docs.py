@@ -35,3 +35,15 @@ def test_rules_guide_runs(capsys):
     assert "rule 'add_zero' changes float64[?] to int64[?]" in out
     assert namespace["f"].trace.fired() == {"stabilize.log1p": 1}
     assert float(namespace["value"][0]) == 1e-20
+
+
+def test_gradients_guide_runs(capsys):
+    text = (README.parent / "docs" / "gradients.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    assert len(blocks) >= 5
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/gradients.md", "exec"), namespace)  # our own guide
+    out = capsys.readouterr().out
+    assert "grad: cannot differentiate with respect to 'n' of dtype int64" in out
+    assert "float64[?,?] float64[?,?]" in out

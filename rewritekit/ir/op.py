@@ -39,6 +39,11 @@ class Op:
     #: Subclasses may set it, e.g. ``name = "true_divide"``.
     name: ClassVar[str] = "op"
 
+    #: False on Ops without a derivative: their outputs are integers or bools (comparisons,
+    #: ``argmax``, shapes), so no gradient flows through them and ``vjp`` is never called.
+    #: The completeness test asks every other concrete Op for its own ``vjp``.
+    differentiable: ClassVar[bool] = True
+
     #: True on base classes that only share code (``Elemwise``); set in the class body, it
     #: is not inherited. The completeness tests skip abstract Ops.
     abstract: ClassVar[bool] = True
@@ -114,7 +119,11 @@ class Op:
     ) -> list[Var | None]:
         """Vector-Jacobian product: one gradient Var (or ``None``) per input.
 
-        ``cotangents[i]`` is the gradient of the cost with respect to ``outputs[i]``.
+        ``cotangents[i]`` is the gradient of the cost with respect to ``outputs[i]`` (of
+        that output's type; zeros for an output the cost does not use). Each gradient must
+        have its input's dtype and shape: undo broadcasting with ``rt.sum_to(g, x)``.
+        Return ``None`` for an input that gets no gradient (integer inputs, indices).
+        Called only when some output carries a gradient.
         """
         raise NotImplementedError(f"{self} does not define vjp; it cannot be differentiated")
 

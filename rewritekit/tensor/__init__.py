@@ -1,7 +1,8 @@
 """The NumPy-like tensor API: ``import rewritekit.tensor as rt``.
 
-One module per family of Ops (``elemwise``, ``special``, ``reduction``, ``shapes``, ``creation``,
-``subtensor``, ``products``, ``sorting``; ``rt.linalg`` is its own namespace). Each module
+One module per family of Ops (``elemwise``, ``special``, ``gradient``, ``reduction``,
+``shapes``, ``creation``, ``subtensor``, ``products``, ``sorting``; ``rt.linalg`` is its own
+namespace). Each module
 lists its user functions in ``__all__``, and they are all re-exported here.
 
 Example:
@@ -18,6 +19,7 @@ from rewritekit.tensor import linalg as linalg
 from rewritekit.tensor.basic import *  # noqa: F403
 from rewritekit.tensor.creation import *  # noqa: F403
 from rewritekit.tensor.elemwise import *  # noqa: F403
+from rewritekit.tensor.gradient import *  # noqa: F403
 from rewritekit.tensor.products import *  # noqa: F403
 from rewritekit.tensor.reduction import *  # noqa: F403
 from rewritekit.tensor.shapes import *  # noqa: F403
@@ -33,6 +35,7 @@ install_operators()
 OP_FAMILIES = (
     "creation",
     "elemwise",
+    "gradient",
     "linalg",
     "products",
     "reduction",

@@ -85,6 +85,15 @@ class Alloc(Op):
         _check_shape_input(self.name, vector, len(self.shape))
         return (value.with_shape(self.shape),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # every element is the fill value: its gradient is the sum of g; none for the shape
+        (value, _), (g,) = inputs, cotangents
+        return [input_grad(g, value), None]
+
 
 def _dtype(name: str, dtype: Any) -> str:
     try:
@@ -208,6 +217,13 @@ class Arange(Op):
         _scalar_inputs("arange", ("start", "stop", "step"), inputs)
         return (TensorType(self.dtype, (None,)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # start, stop and step set the grid (its length is not differentiable, and JAX
+        # needs them concrete): no gradient flows to them, though the result may be float
+        return [None, None, None]
+
 
 def _is_number(value: Any) -> bool:
     if isinstance(value, Constant):
@@ -278,6 +294,12 @@ class Eye(Op):
     def infer_types(self, *inputs: TensorType) -> tuple[TensorType, ...]:
         _scalar_inputs("eye", ("n", "m", "k"), inputs)
         return (TensorType(self.dtype, self.shape),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # n, m and k are integers that set the grid: a float result has no gradient to give
+        return [None, None, None]
 
 
 def _eye_arg(value: Any, label: str) -> Var:

@@ -13,6 +13,7 @@ Every elementwise Op states two dtype facts, used by ``infer_types`` and by both
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -148,6 +149,7 @@ class Predicate(Elemwise):
     """An elementwise test: inputs compare in their promoted dtype; the result is bool."""
 
     abstract = True
+    differentiable = False  # bool results carry no gradient
 
     def output_dtype(self, *dtypes: str) -> str:
         return "bool"
@@ -157,6 +159,7 @@ class Logical(Elemwise):
     """A logical connective: inputs are taken by truth value; the result is bool."""
 
     abstract = True
+    differentiable = False  # bool results carry no gradient
 
     def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
         return "bool"
@@ -177,6 +180,14 @@ class Add(Elemwise):
     nin = 2
     commutative = True
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (g,) = cotangents
+        return [input_grad(g, x) for x in inputs]
+
 
 class Subtract(Elemwise):
     """x - y. Not defined for bool (as in NumPy)."""
@@ -184,12 +195,29 @@ class Subtract(Elemwise):
     nin = 2
     kinds = "iufc"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (x, y), (g,) = inputs, cotangents
+        return [input_grad(g, x), input_grad(-g, y)]
+
 
 class Multiply(Elemwise):
     """x * y."""
 
     nin = 2
     commutative = True
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d(xy) = y dx + x dy
+        (x, y), (g,) = inputs, cotangents
+        return [input_grad(g * y, x), input_grad(g * x, y)]
 
 
 class TrueDivide(Elemwise):
@@ -205,6 +233,16 @@ class TrueDivide(Elemwise):
     def output_dtype(self, *dtypes: str) -> str:
         return float_dtype(result_dtype(*dtypes))
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d(x/y) = dx / y - (x/y) dy / y
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        gx = g / y
+        return [input_grad(gx, x), input_grad(-gx * out, y)]
+
 
 class FloorDivide(Elemwise):
     """floor(x / y), in the promoted dtype. Integer division by zero gives 0 (NumPy)."""
@@ -212,12 +250,31 @@ class FloorDivide(Elemwise):
     nin = 2
     kinds = "iuf"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+        from rewritekit.tensor.gradient import input_grad
+
+        # piecewise constant: zero almost everywhere (undefined at the jumps)
+        (g,) = cotangents
+        return [input_grad(zeros_like(g), x) for x in inputs]
+
 
 class Mod(Elemwise):
     """x - floor(x / y) * y: the remainder with the sign of y (Python's %, NumPy's mod)."""
 
     nin = 2
     kinds = "iuf"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # mod(x, y) = x - floor(x / y) y, and the quotient is piecewise constant
+        (x, y), (g,) = inputs, cotangents
+        return [input_grad(g, x), input_grad(-g * floor_divide(x, y), y)]
 
 
 class Power(Elemwise):
@@ -227,11 +284,34 @@ class Power(Elemwise):
     nin = 2
     kinds = "iufc"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx x^y = y x^(y-1), 0 at x = y = 0 (x^0 = 1); d/dy x^y = log(x) x^y, 0 at x = 0
+        # (0^y is constant for y > 0). The inner wheres keep the discarded branches finite
+        # (not 0 * inf), so second derivatives have no NaN from them.
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        x_zero = equal(x, 0)
+        origin = x_zero & equal(y, 0)
+        safe_y = where(origin, 1, y)
+        gx = where(origin, 0, g * safe_y * x ** (safe_y - 1))
+        gy = where(x_zero, 0, g * log(where(x_zero, 1, x)) * out)
+        return [input_grad(gx, x), input_grad(gy, y)]
+
 
 class Negative(Elemwise):
     """-x. Not defined for bool (as in NumPy)."""
 
     kinds = "iufc"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        return [input_grad(-cotangents[0], inputs[0])]
 
 
 class Abs(Elemwise):
@@ -243,11 +323,32 @@ class Abs(Elemwise):
         (dtype,) = dtypes
         return {"complex64": "float32", "complex128": "float64"}.get(dtype, dtype)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d|x| = sign(x) dx, 0 at x = 0; for complex x, JAX's conj(x) / |x| = |x| / x
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "c":
+            return [input_grad(g * sign(x), x)]
+        zero = equal(x, 0)
+        return [input_grad(where(zero, 0, g * out / where(zero, 1, x)), x)]
+
 
 class Sign(Elemwise):
     """-1, 0 or 1 with the sign of x (NaN for NaN)."""
 
     kinds = "iuf"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+        from rewritekit.tensor.gradient import input_grad
+
+        # piecewise constant: zero almost everywhere (undefined at the jumps)
+        return [input_grad(zeros_like(cotangents[0]), inputs[0])]
 
 
 class Square(Elemwise):
@@ -255,11 +356,37 @@ class Square(Elemwise):
 
     kinds = "iufc"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx x^2 = 2x
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(2 * g * x, x)]
+
 
 class Reciprocal(FloatElemwise):
     """1 / x, computed in floating point (NumPy's integer reciprocal truncates; ours does not)."""
 
     kinds = "biufc"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx 1/x = -1/x^2
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(-g * out * out, x)]
+
+
+def _winner_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
+    """The cotangent ``g`` of ``out = maximum(x, y)`` (or ``minimum``) sent to the input
+    equal to ``out``, half to each on a tie (JAX's convention); none to a NaN input."""
+    x_wins, y_wins = equal(x, out), equal(y, out)
+    share = where(x_wins & y_wins, 0.5 * g, g)
+    return where(x_wins, share, 0), where(y_wins, share, 0)
 
 
 class Maximum(Elemwise):
@@ -269,6 +396,15 @@ class Maximum(Elemwise):
     commutative = True
     kinds = "biuf"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        gx, gy = _winner_grads(x, y, out, g)
+        return [input_grad(gx, x), input_grad(gy, y)]
+
 
 class Minimum(Elemwise):
     """The elementwise smaller of x and y; NaN if either is NaN."""
@@ -277,12 +413,33 @@ class Minimum(Elemwise):
     commutative = True
     kinds = "biuf"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        gx, gy = _winner_grads(x, y, out, g)
+        return [input_grad(gx, x), input_grad(gy, y)]
+
 
 class Clip(Elemwise):
     """min(max(x, lo), hi), in the promoted dtype of the three inputs."""
 
     nin = 3
     kinds = "iuf"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # clip(x, lo, hi) = minimum(maximum(x, lo), hi), differentiated as that composition
+        (x, lo, hi), (out,), (g,) = inputs, outputs, cotangents
+        low = maximum(x, lo)
+        g_low, g_hi = _winner_grads(low, hi, out, g)
+        g_x, g_lo = _winner_grads(x, lo, low, g_low)
+        return [input_grad(g_x, x), input_grad(g_lo, lo), input_grad(g_hi, hi)]
 
 
 class Where(Elemwise):
@@ -306,17 +463,44 @@ class Where(Elemwise):
     def output_dtype(self, *dtypes: str) -> str:
         return result_dtype(*dtypes[1:])
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # each branch gets the cotangent where it was chosen; the condition gets none
+        (cond, x, y), (g,) = inputs, cotangents
+        return [None, input_grad(where(cond, g, 0), x), input_grad(where(cond, 0, g), y)]
+
 
 class Floor(Elemwise):
     """The largest integer <= x, in x's dtype (integers are unchanged)."""
 
     kinds = "biuf"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+        from rewritekit.tensor.gradient import input_grad
+
+        # piecewise constant: zero almost everywhere (undefined at the jumps)
+        return [input_grad(zeros_like(cotangents[0]), inputs[0])]
+
 
 class Ceil(Elemwise):
     """The smallest integer >= x, in x's dtype (integers are unchanged)."""
 
     kinds = "biuf"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+        from rewritekit.tensor.gradient import input_grad
+
+        # piecewise constant: zero almost everywhere (undefined at the jumps)
+        return [input_grad(zeros_like(cotangents[0]), inputs[0])]
 
 
 class Round(Elemwise):
@@ -327,6 +511,15 @@ class Round(Elemwise):
 
     def __init__(self, decimals: int = 0) -> None:
         super().__init__(int(decimals))
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+        from rewritekit.tensor.gradient import input_grad
+
+        # piecewise constant: zero almost everywhere (undefined at the jumps)
+        return [input_grad(zeros_like(cotangents[0]), inputs[0])]
 
 
 class Cast(Elemwise):
@@ -342,6 +535,14 @@ class Cast(Elemwise):
 
     def output_dtype(self, *dtypes: str) -> str:
         return self.dtype
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # the identity on values: the gradient is cast back (None for integer and bool inputs)
+        return [input_grad(cotangents[0], inputs[0])]
 
 
 @pattern_function(Cast)
@@ -367,57 +568,182 @@ astype = cast
 class Exp(ComplexFloatElemwise):
     """e ** x. Domain: all x."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx e^x = e^x
+        return [input_grad(cotangents[0] * outputs[0], inputs[0])]
+
 
 class Exp2(FloatElemwise):
     """2 ** x. Domain: all x."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx 2^x = log(2) 2^x
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g * out * math.log(2), x)]
 
 
 class Expm1(FloatElemwise):
     """exp(x) - 1, accurate for |x| << 1. Domain: all x."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx (e^x - 1) = e^x
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g * (out + 1), x)]
+
 
 class Log(ComplexFloatElemwise):
     """Natural logarithm. Domain: x > 0 (log(0) = -inf; x < 0 gives NaN)."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx log(x) = 1/x
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / x, x)]
 
 
 class Log2(FloatElemwise):
     """Base-2 logarithm. Domain: x > 0."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx log2(x) = 1 / (x log(2))
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / (x * math.log(2)), x)]
+
 
 class Log10(FloatElemwise):
     """Base-10 logarithm. Domain: x > 0."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx log10(x) = 1 / (x log(10))
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / (x * math.log(10)), x)]
 
 
 class Log1p(FloatElemwise):
     """log(1 + x), accurate for |x| << 1. Domain: x > -1."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx log(1 + x) = 1 / (1 + x)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / (1 + x), x)]
+
 
 class Sqrt(ComplexFloatElemwise):
     """Square root. Domain: x >= 0."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx sqrt(x) = 1 / (2 sqrt(x))
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g / (2 * out), x)]
 
 
 class Sin(ComplexFloatElemwise):
     """Sine (radians)."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx sin(x) = cos(x)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g * cos(x), x)]
+
 
 class Cos(ComplexFloatElemwise):
     """Cosine (radians)."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx cos(x) = -sin(x)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(-g * sin(x), x)]
 
 
 class Tan(FloatElemwise):
     """Tangent (radians)."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx tan(x) = 1 + tan(x)^2
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g * (1 + out * out), x)]
+
 
 class Arcsin(FloatElemwise):
     """Inverse sine. Domain: -1 <= x <= 1."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arcsin(x) = 1 / sqrt(1 - x^2); (1 - x)(1 + x) is accurate near |x| = 1
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / sqrt((1 - x) * (1 + x)), x)]
 
 
 class Arccos(FloatElemwise):
     """Inverse cosine. Domain: -1 <= x <= 1."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arccos(x) = -1 / sqrt(1 - x^2)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(-g / sqrt((1 - x) * (1 + x)), x)]
+
 
 class Arctan(FloatElemwise):
     """Inverse tangent."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arctan(x) = 1 / (1 + x^2)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / (1 + x * x), x)]
 
 
 class Arctan2(FloatElemwise):
@@ -425,29 +751,93 @@ class Arctan2(FloatElemwise):
 
     nin = 2
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d arctan2(x1, x2) = (x2 dx1 - x1 dx2) / (x1^2 + x2^2)
+        (x1, x2), (g,) = inputs, cotangents
+        scale = g / (x1 * x1 + x2 * x2)
+        return [input_grad(scale * x2, x1), input_grad(-scale * x1, x2)]
+
 
 class Sinh(FloatElemwise):
     """Hyperbolic sine."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx sinh(x) = cosh(x)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g * cosh(x), x)]
 
 
 class Cosh(FloatElemwise):
     """Hyperbolic cosine."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx cosh(x) = sinh(x)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g * sinh(x), x)]
+
 
 class Tanh(ComplexFloatElemwise):
     """Hyperbolic tangent."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx tanh(x) = 1 - tanh(x)^2
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g * (1 - out * out), x)]
 
 
 class Arcsinh(FloatElemwise):
     """Inverse hyperbolic sine."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arcsinh(x) = 1 / sqrt(x^2 + 1)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / sqrt(x * x + 1), x)]
+
 
 class Arccosh(FloatElemwise):
     """Inverse hyperbolic cosine. Domain: x >= 1."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arccosh(x) = 1 / sqrt(x^2 - 1); (x - 1)(x + 1) is accurate near x = 1
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / sqrt((x - 1) * (x + 1)), x)]
+
 
 class Arctanh(FloatElemwise):
     """Inverse hyperbolic tangent. Domain: -1 < x < 1."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx arctanh(x) = 1 / (1 - x^2)
+        (x,), (g,) = inputs, cotangents
+        return [input_grad(g / ((1 - x) * (1 + x)), x)]
 
 
 class Logaddexp(FloatElemwise):
@@ -455,6 +845,15 @@ class Logaddexp(FloatElemwise):
 
     nin = 2
     commutative = True
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # d/dx log(e^x + e^y) = e^x / (e^x + e^y) = e^(x - out), which cannot overflow
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        return [input_grad(g * exp(x - out), x), input_grad(g * exp(y - out), y)]
 
 
 # --- predicates and logic ---------------------------------------------------------------

@@ -88,6 +88,42 @@ def _check_matrices(name: str, t: TensorType, position: int = 0) -> None:
         )
 
 
+def _grad_as(g: Var, x: Var) -> Var | None:
+    """``g`` as the gradient of ``x`` when no broadcasting can have happened: cast to
+    ``x``'s dtype, or None for an integer or bool ``x`` (no gradient)."""
+    from rewritekit.tensor.elemwise import cast
+
+    if x.type.kind not in "fc":
+        return None
+    return g if g.dtype == x.dtype else cast(g, x.dtype)
+
+
+def _mT(x: Var) -> Var:
+    """The matrices of ``x`` transposed (its last two axes swapped)."""
+    from rewritekit.tensor.shapes import swapaxes
+
+    return swapaxes(x, -1, -2)
+
+
+def _below(x: Var, dtype: str, strict: bool = False) -> Var:
+    """The (n, n) mask of ones below the diagonal, and on it unless ``strict``; n is the
+    length of ``x``'s last axis."""
+    from rewritekit.tensor.creation import arange
+    from rewritekit.tensor.elemwise import cast, greater, greater_equal
+    from rewritekit.tensor.shapes import expand_dims, shape_i
+
+    index = arange(shape_i(x, x.ndim - 1))
+    compare = greater if strict else greater_equal
+    return cast(compare(expand_dims(index, 1), index), dtype)
+
+
+def _scale(g: Var, matrices: Var) -> Var:
+    """Each matrix of the stack ``matrices`` times the matching scalar of ``g``."""
+    from rewritekit.tensor.shapes import expand_dims
+
+    return expand_dims(g, (-1, -2)) * matrices
+
+
 class LapackOp(Op):
     """Base of the Ops on (stacks of) square matrices computed by LAPACK."""
 
@@ -109,12 +145,31 @@ class Cholesky(LapackOp):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         return (self.square(*input_types),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # Murray (2016), as JAX: dL = L phi(L^-1 dA L^-T), phi taking the lower triangle
+        # with the diagonal halved. Transposed: A_bar = L^-T phi(L^T g) L^-1, symmetrized
+        # because JAX's lowering symmetrizes A first (A[i, j] and A[j, i] count alike).
+        (a,), (factor,), (g,) = inputs, outputs, cotangents
+        half = (_below(factor, g.dtype) + _below(factor, g.dtype, strict=True)) * 0.5
+        p = (_mT(factor) @ g) * half
+        s = solve(_mT(factor), _mT(solve(_mT(factor), p)))  # (L^-T p L^-1).T
+        return [_grad_as((s + _mT(s)) * 0.5, a)]
+
 
 class Inv(LapackOp):
     """The inverse of a nonsingular matrix (of each matrix of a stack)."""
 
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         return (self.square(*input_types),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T
+        (a,), (y,), (g,) = inputs, outputs, cotangents
+        return [_grad_as(-(_mT(y) @ g @ _mT(y)), a)]
 
 
 class Det(LapackOp):
@@ -123,6 +178,13 @@ class Det(LapackOp):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         a = self.square(*input_types)
         return (TensorType(a.dtype, a.shape[:-2]),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T
+        (a,), (d,), (g,) = inputs, outputs, cotangents
+        return [_grad_as(_scale(g * d, _mT(inv(a))), a)]
 
 
 class Slogdet(LapackOp):
@@ -133,6 +195,13 @@ class Slogdet(LapackOp):
         a = self.square(*input_types)
         out = TensorType(a.dtype, a.shape[:-2])
         return (out, out)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # the sign is piecewise constant (no gradient); d log|det A| = tr(A^-1 dA)
+        (a,), (_, g) = inputs, cotangents
+        return [_grad_as(_scale(g, _mT(inv(a))), a)]
 
 
 class Solve(LapackOp):
@@ -158,6 +227,21 @@ class Solve(LapackOp):
             return (TensorType(dtype, (*a.shape[:-2], n)),)
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op=self.name)
         return (TensorType(dtype, (*batch, n, b.shape[-1])),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+        from rewritekit.tensor.shapes import expand_dims, squeeze
+
+        # x = A^-1 b: b_bar = A^-T g and A_bar = -b_bar x^T, summed over broadcast stacks.
+        # A vector b is a one-column matrix here.
+        (a, b), (x,), (g,) = inputs, outputs, cotangents
+        if b.ndim == 1:
+            x, g = expand_dims(x, -1), expand_dims(g, -1)
+        gb = solve(_mT(a), g)
+        ga = -(gb @ _mT(x))
+        return [input_grad(ga, a), input_grad(squeeze(gb, -1) if b.ndim == 1 else gb, b)]
 
 
 class SolveTriangular(LapackOp):
@@ -187,6 +271,19 @@ class SolveTriangular(LapackOp):
                 f"{_shape_str(b.shape)}: b's first axis must have length {n}"
             )
         return (TensorType(dtype, (_same(n, b.shape[0]), *b.shape[1:])),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.products import outer
+
+        # x = T^-1 b, T the triangle of A that is read: b_bar = T^-T g, and A_bar =
+        # -b_bar x^T on that triangle (the other one is not read: zero gradient)
+        (a, b), (x,), (g,) = inputs, outputs, cotangents
+        gb = solve_triangular(_mT(a), g, lower=not self.lower)
+        ga = -(outer(gb, x) if b.ndim == 1 else gb @ _mT(x))
+        mask = _below(a, ga.dtype)
+        return [_grad_as(ga * (mask if self.lower else _mT(mask)), a), _grad_as(gb, b)]
 
 
 def _input(name: str, a: Any, position: int = 0) -> Var:
@@ -315,6 +412,17 @@ class Trace(Op):
             raise ShapeError(f"trace: input must be at least 2-d, got a {a.ndim}-d input")
         return (TensorType(_trace_dtype(a.dtype), a.shape[2:]),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import eye
+        from rewritekit.tensor.shapes import expand_dims, shape_i
+
+        # each element on diagonal `offset` enters the sum once: it receives g
+        (a,), (g,) = inputs, cotangents
+        ones = eye(shape_i(a, 0), shape_i(a, 1), k=self.offset, dtype=g.dtype)
+        return [_grad_as(expand_dims(ones, tuple(range(2, a.ndim))) * g, a)]
+
 
 class AllocDiag(Op):
     """The square matrix with the vector on its diagonal ``k`` and zeros elsewhere
@@ -334,6 +442,13 @@ class AllocDiag(Op):
         n = None if v.shape[0] is None else v.shape[0] + abs(self.k)
         return (TensorType(v.dtype, (n, n)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # v[i] is placed on diagonal k: it receives g's diagonal k
+        (v,), (g,) = inputs, cotangents
+        return [_grad_as(ExtractDiag(self.k)(g), v)]
+
 
 class ExtractDiag(Op):
     """Diagonal ``k`` of a matrix, as a vector (``np.diag`` of a 2-d input); empty where
@@ -351,6 +466,20 @@ class ExtractDiag(Op):
         if a.ndim != 2:
             raise ShapeError(f"diag: ExtractDiag needs a 2-d input, got a {a.ndim}-d input")
         return (TensorType(a.dtype, (_diagonal_length(*a.shape, self.k),)),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import arange, zeros
+        from rewritekit.tensor.shapes import shape, shape_i
+        from rewritekit.tensor.subtensor import set_subtensor
+
+        # the result reads a[i + max(-k, 0), i + max(k, 0)]: g goes back there, 0 elsewhere
+        (a,), (g,) = inputs, cotangents
+        index = arange(shape_i(g, 0))
+        rows = index - self.k if self.k < 0 else index
+        cols = index + self.k if self.k > 0 else index
+        return [_grad_as(set_subtensor(zeros(shape(a), dtype=g.dtype)[rows, cols], g), a)]
 
 
 @pattern_function(Trace, inputs=("a",))

@@ -50,6 +50,43 @@ def _contracted(name: str, a: TensorType, axis_a: int, b: TensorType, axis_b: in
         )
 
 
+def _grad_as(g: Var, x: Var) -> Var | None:
+    """``g`` as the gradient of ``x`` when no broadcasting can have happened: cast to
+    ``x``'s dtype, or None for an integer or bool ``x`` (no gradient)."""
+    from rewritekit.tensor.elemwise import cast
+
+    if x.type.kind not in "fc":
+        return None
+    return g if g.dtype == x.dtype else cast(g, x.dtype)
+
+
+def _tensordot_vjp(
+    g: Var, a: Var, b: Var, axes_a: Sequence[int], axes_b: Sequence[int]
+) -> list[Var | None]:
+    """The gradients of ``tensordot(a, b, (axes_a, axes_b))`` for the cotangent ``g``.
+
+    ``g``'s axes are ``a``'s free axes then ``b``'s. Each operand's gradient contracts
+    ``g`` with the other operand over that operand's free axes, then puts the axes back in
+    the operand's order.
+    """
+    from rewritekit.tensor.shapes import transpose
+
+    free_a = [i for i in range(a.ndim) if i not in axes_a]
+    free_b = [i for i in range(b.ndim) if i not in axes_b]
+    by_b = sorted(zip(axes_b, axes_a, strict=True))
+    by_a = sorted(zip(axes_a, axes_b, strict=True))
+    # ga's axes: a's free axes, then a's contracted ones in the order of their b partners
+    ga = tensordot(g, b, axes=(list(range(len(free_a), g.ndim)), free_b))
+    ga_axes = free_a + [i for _, i in by_b]
+    # gb's axes: b's contracted axes in the order of their a partners, then b's free axes
+    gb = tensordot(a, g, axes=(free_a, list(range(len(free_a)))))
+    gb_axes = [j for _, j in by_a] + free_b
+    return [
+        _grad_as(transpose(ga, [ga_axes.index(i) for i in range(a.ndim)]), a),
+        _grad_as(transpose(gb, [gb_axes.index(j) for j in range(b.ndim)]), b),
+    ]
+
+
 class Product(Op):
     """Shared by the products: the output dtype is NumPy's promotion of the inputs."""
 
@@ -79,6 +116,21 @@ class Dot(Product):
         _contracted(self.name, a, a.ndim - 1, b, axis_b)
         shape = a.shape[:-1] + b.shape[:axis_b] + b.shape[axis_b + 1 :]
         return (TensorType(dtype, shape),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (a, b), (g,) = inputs, cotangents
+        if a.ndim == 0 or b.ndim == 0:
+            # a * b: a scalar operand collects sum(g * other)
+            return [
+                input_grad(g * b, a) if a.ndim == 0 else _grad_as(g * b, a),
+                input_grad(g * a, b) if b.ndim == 0 else _grad_as(g * a, b),
+            ]
+        # tensordot over a's last axis and b's only or second-to-last axis
+        return _tensordot_vjp(g, a, b, (a.ndim - 1,), (b.ndim - 2 if b.ndim >= 2 else 0,))
 
 
 @pattern_function(Dot, inputs=("a", "b"))
@@ -129,6 +181,26 @@ class MatMul(Product):
         cols = b2.shape[-1:] if b.ndim >= 2 else ()
         return (TensorType(self.output_dtype(a, b), (*batch, *rows, *cols)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+        from rewritekit.tensor.shapes import expand_dims, squeeze, swapaxes
+
+        # d(a @ b) = da @ b + a @ db: ga = g @ b.T, gb = a.T @ g, summed over the batch
+        # axes that broadcast. 1-d operands become a row (a) or a column (b) first.
+        (a, b), (g,) = inputs, cotangents
+        a2 = a if a.ndim >= 2 else expand_dims(a, 0)
+        b2 = b if b.ndim >= 2 else expand_dims(b, 1)
+        g2 = g if b.ndim >= 2 else expand_dims(g, -1)
+        g2 = g2 if a.ndim >= 2 else expand_dims(g2, -2)
+        ga = matmul(g2, swapaxes(b2, -1, -2))
+        gb = matmul(swapaxes(a2, -1, -2), g2)
+        return [
+            input_grad(ga if a.ndim >= 2 else squeeze(ga, -2), a),
+            input_grad(gb if b.ndim >= 2 else squeeze(gb, -1), b),
+        ]
+
 
 @pattern_function(MatMul, inputs=("a", "b"))
 def matmul(a: Any, b: Any) -> Var:
@@ -160,6 +232,18 @@ class Outer(Product):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         a, b = input_types
         return (TensorType(self.output_dtype(a, b), (_size(a.shape), _size(b.shape))),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import flatten, reshape, shape
+
+        # g[i, j] multiplied a[i] b[j]: ga = g @ b, gb = a @ g, in the operands' shapes
+        (a, b), (g,) = inputs, cotangents
+        return [
+            _grad_as(reshape(dot(g, flatten(b)), shape(a)), a),
+            _grad_as(reshape(dot(flatten(a), g), shape(b)), b),
+        ]
 
 
 @pattern_function(Outer, inputs=("a", "b"))
@@ -225,6 +309,13 @@ class Tensordot(Product):
         free_a = [n for i, n in enumerate(a.shape) if i not in self.axes[0]]
         free_b = [n for i, n in enumerate(b.shape) if i not in self.axes[1]]
         return (TensorType(self.output_dtype(a, b), (*free_a, *free_b)),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # bilinear: each operand's gradient contracts g with the other operand
+        (a, b), (g,) = inputs, cotangents
+        return _tensordot_vjp(g, a, b, *self.axes)
 
 
 def _tensordot_side(side: Any, x: Var, position: int) -> tuple[int, ...]:
@@ -478,6 +569,71 @@ class Einsum(Product):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         spec = parse_einsum(self.subscripts, [t.ndim for t in input_types])
         return (einsum_type(spec, input_types, f"subscripts {self.subscripts!r}"),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # linear in each operand: its gradient is the einsum of the other operands and g,
+        # with the operand's subscripts as the output (see _einsum_operand_grad)
+        ndims = [x.ndim for x in inputs]
+        terms, output, spare = _spelled(parse_einsum(self.subscripts, ndims), ndims)
+        return [
+            _einsum_operand_grad(terms, output, spare, inputs, cotangents[0], position)
+            for position in range(len(inputs))
+        ]
+
+
+def _spelled(spec: EinsumSpec, ndims: Sequence[int]) -> tuple[list[str], str, str]:
+    """The terms and the output with ``...`` spelled as letters ``spec`` does not use
+    (right-aligned, as NumPy broadcasts them), and the letters still unused."""
+    used = {t for term in (*spec.inputs, spec.output) for t in term}
+    fresh = "".join(c for c in string.ascii_letters if c not in used)
+    ranks = [
+        n - len(term) + 1 if ELLIPSIS in term else 0
+        for term, n in zip(spec.inputs, ndims, strict=True)
+    ]
+    span = max(ranks, default=0)
+
+    def spell(term: tuple[str, ...], rank: int) -> str:
+        return "".join(fresh[span - rank : span] if t == ELLIPSIS else t for t in term)
+
+    terms = [spell(term, rank) for term, rank in zip(spec.inputs, ranks, strict=True)]
+    return terms, spell(spec.output, span), fresh[span:]
+
+
+def _einsum_operand_grad(
+    terms: list[str], output: str, spare: str, inputs: Sequence[Var], g: Var, position: int
+) -> Var | None:
+    """The gradient of operand ``position`` of ``einsum(",".join(terms) + "->" + output)``.
+
+    It is the einsum of the other operands and ``g`` with the operand's letters as output.
+    A letter repeated in the operand (a diagonal) is renamed and tied to its first
+    occurrence by an identity matrix; a letter no other term has gets a vector of ones
+    (``g`` is constant along it). Length-1 axes that broadcast are summed back.
+    """
+    from rewritekit.tensor.creation import eye, ones
+    from rewritekit.tensor.gradient import input_grad
+    from rewritekit.tensor.shapes import shape_i
+
+    x = inputs[position]
+    if x.type.kind not in "fc":
+        return None
+    subs = [t for i, t in enumerate(terms) if i != position] + [output]
+    operands = [v for i, v in enumerate(inputs) if i != position] + [g]
+    unused = iter(spare)
+    target: list[str] = []
+    for axis, letter in enumerate(terms[position]):
+        if letter in target:
+            first, letter = target.index(letter), next(unused)
+            subs.append(terms[position][first] + letter)
+            operands.append(eye(shape_i(x, first), shape_i(x, axis), dtype=g.dtype))
+        target.append(letter)
+    for axis, letter in enumerate(target):
+        if not any(letter in term for term in subs):
+            subs.append(letter)
+            operands.append(ones((shape_i(x, axis),), dtype=g.dtype))
+    grad = einsum(",".join(subs) + "->" + "".join(target), *operands)
+    return input_grad(grad, x)
 
 
 @pattern_function(Einsum, inputs=("operands*",))

@@ -167,6 +167,64 @@ def _reduced_shape(
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
+# --- gradient helpers (lazy imports, as in the vjps: no import cycles) ---------------------
+
+
+def _keep(v: Var, axes: tuple[int, ...], keepdims: bool) -> Var:
+    """A reduction's result (or cotangent) with the reduced axes back, as length 1."""
+    from rewritekit.tensor.shapes import expand_dims
+
+    return v if keepdims or not axes else expand_dims(v, axes)
+
+
+def _count(x: Var, axes: tuple[int, ...], dtype: str) -> Var:
+    """The number of elements each slice over ``axes`` holds, as a scalar of ``dtype``."""
+    from rewritekit.tensor.elemwise import cast
+    from rewritekit.tensor.shapes import shape_i
+
+    n: typing.Any = 1
+    for a in axes:
+        n = n * shape_i(x, a)
+    return cast(as_var(n, context="count"), dtype)
+
+
+def _along(axis: int, entry: slice) -> tuple[slice, ...]:
+    return (slice(None),) * axis + (entry,)
+
+
+def _flip(x: Var, axis: int) -> Var:
+    return x[_along(axis, slice(None, None, -1))]
+
+
+def _reverse_cumsum(x: Var, axis: int) -> Var:
+    """x[i] + x[i + 1] + ... along ``axis``: the transpose of ``cumsum``."""
+    return _flip(cumsum(_flip(x, axis), axis), axis)
+
+
+def _exclusive_cumprod(x: Var, axis: int) -> Var:
+    """x[0] * ... * x[i - 1] along ``axis`` (1 at i = 0), without dividing by x[i]."""
+    from rewritekit.tensor.creation import ones_like
+    from rewritekit.tensor.shapes import concatenate
+
+    # x[:1] (not a literal length 1) so that an empty axis stays empty
+    first = ones_like(x[_along(axis, slice(None, 1))])
+    return concatenate([first, cumprod(x, axis)[_along(axis, slice(None, -1))]], axis=axis)
+
+
+def _product_of_others(x: Var, axes: tuple[int, ...]) -> Var:
+    """The product over ``axes`` of every element but x itself, exact when x has zeros.
+
+    Axis by axis from the last: the others on x's own line (left and right exclusive
+    products), times the others among the lines' products over the axes done so far.
+    """
+    others = None
+    for a in reversed(axes):
+        line = _exclusive_cumprod(x, a) * _flip(_exclusive_cumprod(_flip(x, a), a), a)
+        others = line if others is None else others * line
+        x = prod(x, axis=a, keepdims=True)
+    return others
+
+
 class Reduce(ReductionBase):
     """A reduction over the axes ``axis`` (a sorted tuple of non-negative ints).
 
@@ -209,6 +267,17 @@ class Sum(Reduce):
     def output_dtype(self, dtype: str) -> str:
         return _accumulate_dtype(dtype)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import broadcast_to, shape
+
+        # each input element contributes once: g broadcast back over the reduced axes
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        return [broadcast_to(_keep(g, self.axis, self.keepdims), shape(x))]
+
 
 class Prod(Reduce):
     """The product over ``axis``; bool and narrow ints accumulate in (u)int64. Empty: 1."""
@@ -216,23 +285,53 @@ class Prod(Reduce):
     def output_dtype(self, dtype: str) -> str:
         return _accumulate_dtype(dtype)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d prod / dx_i = the product of the others (not prod / x_i, which fails at zeros)
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        g = _keep(g, self.axis, self.keepdims)
+        return [g * _product_of_others(x, self.axis) if self.axis else g]
 
-class Max(Reduce):
+
+class Extreme(Reduce):
+    """``max`` or ``min`` over ``axis``: the gradient goes to the elements equal to it."""
+
+    abstract = True
+
+    kinds = "biuf"
+    needs_data = True
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.elemwise import cast, equal, maximum
+
+        # as JAX: g shared equally by the elements equal to the result. A slice holding
+        # NaN has none (NaN != NaN) and gets 0, as jax.jit(jax.grad) gives (XLA turns JAX's
+        # mask * (g / 0) into a select); eager JAX gives NaN there
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        hit = cast(equal(x, _keep(out, self.axis, self.keepdims)), x.dtype)
+        ties = maximum(sum(hit, axis=self.axis, keepdims=True), 1)
+        return [_keep(g, self.axis, self.keepdims) * hit / ties]
+
+
+class Max(Extreme):
     """The largest element over ``axis``; NaN if any is NaN. Domain: non-empty axes."""
 
-    kinds = "biuf"
-    needs_data = True
 
-
-class Min(Reduce):
+class Min(Extreme):
     """The smallest element over ``axis``; NaN if any is NaN. Domain: non-empty axes."""
-
-    kinds = "biuf"
-    needs_data = True
 
 
 class All(Reduce):
     """True where every element over ``axis`` is true (nonzero). Empty: True."""
+
+    differentiable = False
 
     def output_dtype(self, dtype: str) -> str:
         return "bool"
@@ -240,6 +339,8 @@ class All(Reduce):
 
 class Any(Reduce):
     """True where some element over ``axis`` is true (nonzero). Empty: False."""
+
+    differentiable = False
 
     def output_dtype(self, dtype: str) -> str:
         return "bool"
@@ -250,6 +351,18 @@ class Mean(Reduce):
 
     def output_dtype(self, dtype: str) -> str:
         return float_dtype(dtype)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import broadcast_to, shape
+
+        # d mean / dx_i = 1 / n
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        g = _keep(g, self.axis, self.keepdims) / _count(x, self.axis, g.dtype)
+        return [broadcast_to(g, shape(x))]
 
 
 class Logsumexp(Reduce):
@@ -262,6 +375,20 @@ class Logsumexp(Reduce):
 
     def output_dtype(self, dtype: str) -> str:
         return float_dtype(dtype)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.elemwise import equal, exp, where
+
+        # d logsumexp / dx = softmax(x) = exp(x - logsumexp(x)); an all -inf slice gets 0
+        # (exp(-inf - 0)), not NaN, as the JAX lowering's gradient
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        out = _keep(out, self.axis, self.keepdims)
+        shift = where(equal(out, -np.inf), 0, out)
+        return [_keep(g, self.axis, self.keepdims) * exp(x - shift)]
 
 
 class Variance(Reduce):
@@ -283,11 +410,44 @@ class Variance(Reduce):
         dtype = float_dtype(dtype)
         return _REAL.get(dtype, dtype)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d var / dx = 2 conj(x - mean) / (n - ddof); the mean's own term sums to zero
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        g = 2 * _keep(g, self.axis, self.keepdims)
+        return [g * self._centered(x) / (_count(x, self.axis, g.dtype) - self.ddof)]
+
+    def _centered(self, x: Var) -> Var:
+        """conj(x - mean(x)) over ``axis``, in x's dtype."""
+        from rewritekit.tensor.elemwise import abs, equal, square, where
+
+        d = x - mean(x, axis=self.axis, keepdims=True)
+        if x.type.kind != "c":
+            return d
+        # conj(d) = |d|**2 / d (rt has no conj); where(d == 0) on both sides keeps 0 / 0
+        # out of the value and of its derivative
+        zero = equal(d, 0)
+        return where(zero, 0, square(abs(d)) / where(zero, 1, d))
+
 
 class Std(Variance):
     """sqrt(var(x, axis, ddof)): the standard deviation over ``axis``."""
 
     name = "std"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d sqrt(var) = d var / (2 std). At zero variance this is 0 / 0 = NaN, as the
+        # JAX lowering (jnp.std = sqrt(var)) gives
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        g = _keep(g, self.axis, self.keepdims) / _keep(out, self.axis, self.keepdims)
+        return [g * self._centered(x) / (_count(x, self.axis, g.dtype) - self.ddof)]
 
 
 def _ddof_prop(name: str, ddof: typing.Any) -> int | float:
@@ -306,6 +466,7 @@ class ArgReduce(ReductionBase):
 
     __props__ = ("axis", "keepdims")
     kinds = "biuf"
+    differentiable = False
 
     axis: int | None
     keepdims: bool
@@ -359,9 +520,54 @@ class Cumulative(ReductionBase):
 class Cumsum(Cumulative):
     """x[0], x[0] + x[1], ... along ``axis``."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import reshape, shape
+
+        # x[i] is in every sum from i on: the cotangents summed from the end
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        if self.axis is None:
+            return [reshape(_reverse_cumsum(g, 0), shape(x))]
+        return [_reverse_cumsum(g, self.axis)]
+
 
 class Cumprod(Cumulative):
     """x[0], x[0] * x[1], ... along ``axis``."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import reshape, shape
+
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind not in "fc":
+            return [None]
+        if self.axis is None:
+            flat = reshape(x, (-1,))
+            return [reshape(_cumprod_grad(flat, out, g, 0), shape(x))]
+        return [_cumprod_grad(x, out, g, self.axis)]
+
+
+def _cumprod_grad(x: Var, out: Var, g: Var, axis: int) -> Var:
+    """sum_{j >= i} g[j] * d out[j] / d x[i] along ``axis``, exact where x has zeros.
+
+    d out[j] / d x[i] (j >= i) is the product of x[:j + 1] without x[i]: out[j] / x[i]
+    before the first zero of the line; at the first zero, the running product with that
+    zero read as 1; after it, 0 (the first zero is among the factors).
+    """
+    from rewritekit.tensor.elemwise import equal, logical_and, where
+
+    zero = equal(x, 0)
+    seen = cumsum(zero, axis)
+    before = equal(seen, 0)
+    first = logical_and(zero, equal(seen, 1))
+    # where(before) on both sides: no division by the zeros in the untaken branch
+    head = _reverse_cumsum(g * out, axis) / where(before, x, 1)
+    at_zero = _reverse_cumsum(g * cumprod(where(first, 1, x), axis), axis)
+    return where(before, head, where(first, at_zero, 0))
 
 
 class SoftmaxBase(ReductionBase):
@@ -390,9 +596,29 @@ class Softmax(SoftmaxBase):
     Domain: finite x (an all -inf slice gives NaN, as in SciPy and JAX).
     """
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # d y_i / dx_k = y_i (delta_ik - y_k): the Jacobian-vector form y (g - sum(g y))
+        (x,), (y,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        return [y * (g - sum(g * y, axis=self.axis, keepdims=True))]
+
 
 class LogSoftmax(SoftmaxBase):
     """x - logsumexp(x) over ``axis``, computed max-shifted. Domain: as ``Softmax``."""
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.elemwise import exp
+
+        # d y_i / dx_k = delta_ik - softmax(x)_k, with softmax(x) = exp(y)
+        (x,), (y,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        return [g - exp(y) * sum(g, axis=self.axis, keepdims=True)]
 
 
 # --- user functions -------------------------------------------------------------------------

@@ -93,6 +93,14 @@ def _check_shape_input(name: str, vector: TensorType, length: int) -> None:
         raise ShapeError(f"{name}: the shape must be a vector of length {length}, got {vector}")
 
 
+def _grad_for(g: Var, x: Var) -> Var | None:
+    """A cotangent already shaped like ``x`` as ``x``'s gradient: cast to its dtype; None
+    for an integer or bool ``x`` (no gradient)."""
+    if x.type.kind not in "fc":
+        return None
+    return g if g.dtype == x.dtype else cast(g, x.dtype)
+
+
 def _static_param(name: str, shape: Any, allow_minus_one: bool = False) -> StaticShape:
     """An Op's static-shape parameter: a tuple of ints (>= 0, or -1) and None."""
     entries = tuple(None if d is None else int(d) if _is_int(d) else d for d in shape)
@@ -110,6 +118,8 @@ def _static_param(name: str, shape: Any, allow_minus_one: bool = False) -> Stati
 class Shape(Op):
     """The shape of ``x``: an int64 vector with ``x.ndim`` entries."""
 
+    differentiable = False
+
     def infer_types(self, x: TensorType) -> tuple[TensorType, ...]:
         return (TensorType("int64", (x.ndim,)),)
 
@@ -119,6 +129,7 @@ class ShapeI(Op):
 
     __props__ = ("axis",)
     name = "shape_i"
+    differentiable = False
 
     def __init__(self, axis: int) -> None:
         if not _is_int(axis) or axis < 0:
@@ -133,6 +144,8 @@ class ShapeI(Op):
 
 class MakeVector(Op):
     """Integer scalars stacked into an int64 vector: the shape ``(n, 3)`` as a Var."""
+
+    differentiable = False
 
     def infer_types(self, *scalars: TensorType) -> tuple[TensorType, ...]:
         for position, t in enumerate(scalars):
@@ -332,6 +345,13 @@ class Reshape(Op):
         _check_shape_input(self.name, vector, len(self.shape))
         return (x.with_shape(_resolve_reshape(self.name, x.shape, self.shape)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # the same elements in the same order: lay g out in x's shape again
+        (x, _), (g,) = inputs, cotangents
+        return [_grad_for(reshape(g, shape(x)), x), None]
+
 
 @pattern_function(Reshape, inputs=("x", "shape"))
 def reshape(x: Any, shape: Any) -> Var:
@@ -412,6 +432,15 @@ class BroadcastTo(Op):
                 )
         return (x.with_shape(out),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # each element of x is copied to every position it was broadcast to: sum them back
+        (x, _), (g,) = inputs, cotangents
+        return [input_grad(g, x), None]
+
 
 @pattern_function(BroadcastTo, inputs=("x", "shape"))
 def broadcast_to(x: Any, shape: Any) -> Var:
@@ -458,6 +487,14 @@ class Transpose(Op):
                 f"transpose: axes {self.axes} are not a permutation of the {x.ndim} axes"
             )
         return (x.with_shape(x.shape[a] for a in self.axes),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # a permutation's transpose is the inverse permutation
+        (x,), (g,) = inputs, cotangents
+        inverse = tuple(int(a) for a in np.argsort(self.axes))
+        return [_grad_for(transpose(g, inverse), x)]
 
 
 @pattern_function(Transpose)
@@ -533,6 +570,13 @@ class ExpandDims(Op):
         rest = iter(x.shape)
         return (x.with_shape(1 if a in self.axes else next(rest) for a in range(ndim)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # the new axes have length 1: drop them again
+        (x,), (g,) = inputs, cotangents
+        return [_grad_for(squeeze(g, self.axes), x)]
+
 
 @pattern_function(ExpandDims)
 def expand_dims(x: Any, axis: Any) -> Var:
@@ -567,6 +611,13 @@ class Squeeze(Op):
                     f"of shape {_shape_str(x.shape)} (only length-1 axes can be removed)"
                 )
         return (x.with_shape(d for a, d in enumerate(x.shape) if a not in self.axes),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        # the removed axes had length 1: put them back where they were
+        (x,), (g,) = inputs, cotangents
+        return [_grad_for(expand_dims(g, self.axes), x)]
 
 
 @pattern_function(Squeeze)
@@ -639,6 +690,25 @@ class Concatenate(Op):
                         f"(only axis {self.axis} may differ)"
                     )
         return (TensorType(result_dtype(*xs), out),)
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.subtensor import getitem
+
+        # each input gets the slice of g it filled along the axis
+        (g,) = cotangents
+        grads: list[Var | None] = []
+        start: int | Var = 0
+        for position, x in enumerate(inputs):
+            length = x.type.shape[self.axis]
+            size = shape_i(x, self.axis) if length is None else length
+            stop = size if position == 0 else start + size
+            last = position == len(inputs) - 1  # reads the rest of g
+            piece = getitem(g, (*[slice(None)] * self.axis, slice(start, None if last else stop)))
+            grads.append(_grad_for(piece, x))
+            start = stop  # type: ignore[assignment]
+        return grads
 
 
 def _sequence(name: str, xs: Any) -> list[Var]:

@@ -70,12 +70,43 @@ class SortBase(Op):
 class Sort(SortBase):
     """The elements sorted ascending along ``axis`` (stable; NaN last)."""
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.shapes import reshape, shape
+
+        # out[j] = x[perm[j]] with perm the stable argsort (the permutation JAX's sort
+        # moves tangents by, ties included), so grad[i] = g[inverse[i]], inverse = argsort(perm)
+        (x,), (g,) = inputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        if self.axis is None:
+            flat = reshape(x, (-1,))
+            inverse = Argsort(0)(Argsort(0)(flat))
+            return [reshape(g[inverse], shape(x))]
+        inverse = Argsort(self.axis)(Argsort(self.axis)(x))
+        return [_take_along_axis(g, inverse, self.axis)]
+
 
 class Argsort(SortBase):
     """The int64 indices that sort along ``axis`` (stable: ties keep their order)."""
 
+    differentiable = False
+
     def output_dtype(self, dtype: str) -> str:
         return "int64"
+
+
+def _take_along_axis(x: Var, index: Var, axis: int) -> Var:
+    """``np.take_along_axis(x, index, axis)`` for an ``index`` of x's shape."""
+    from rewritekit.tensor.creation import arange
+    from rewritekit.tensor.shapes import expand_dims, shape_i
+
+    def grid(k: int) -> Var:  # 0, 1, ... along axis k, length 1 along the others
+        others = tuple(a for a in range(x.ndim) if a != k)
+        return expand_dims(arange(shape_i(x, k)), others)
+
+    return x[tuple(index if k == axis else grid(k) for k in range(x.ndim))]
 
 
 def _axis(name: str, axis: Any, x: Var) -> int | None:

@@ -294,6 +294,18 @@ class Subtensor(IndexOp):
     def infer_types(self, x: TensorType, *parts: TensorType) -> tuple[TensorType, ...]:
         return (x.with_shape(selected_shape(self.name, self.index, x, parts)),)
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.creation import zeros_like
+
+        # each selected element of x receives g once per time it was read: scatter-add g
+        # into zeros (a repeated index array entry accumulates)
+        (x, *parts), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None] * len(inputs)
+        return [IncSubtensor(self.index)(zeros_like(x), g, *parts), *[None] * len(parts)]
+
 
 class UpdateSubtensor(IndexOp):
     """Base of ``SetSubtensor`` and ``IncSubtensor``: inputs ``x``, the value (of ``x``'s
@@ -328,12 +340,57 @@ class SetSubtensor(UpdateSubtensor):
 
     name = "set_subtensor"
 
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # x keeps only the elements the value does not overwrite; the value gets g where
+        # its writes land and survive (NumPy: the last of repeated writes wins)
+        (x, value, *parts), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None] * len(inputs)
+        zero = constant(np.zeros((), dtype=g.dtype))
+        gx = SetSubtensor(self.index)(g, zero, *parts)
+        selected = Subtensor(self.index)(g, *parts)
+        if self.is_advanced:
+            selected = _surviving(self.index, g, selected, parts)
+        return [gx, input_grad(selected, value), *[None] * len(parts)]
+
 
 class IncSubtensor(UpdateSubtensor):
     """``x`` with the value added at ``x[index]``; a repeated index adds every time
     (``np.add.at``)."""
 
     name = "inc_subtensor"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        # x passes through unchanged; each write of the value adds at its place
+        (x, value, *parts), (g,) = inputs, cotangents
+        if x.type.kind not in "fc":
+            return [None] * len(inputs)
+        return [g, input_grad(Subtensor(self.index)(g, *parts), value), *[None] * len(parts)]
+
+
+def _surviving(index: tuple[Any, ...], g: Var, selected: Var, parts: Sequence[Var]) -> Var:
+    """``selected`` (``g[index]``) zeroed where a write of ``set_subtensor`` is overwritten
+    by a later one to the same element (a repeated index array entry).
+
+    Each write gets an id; setting the ids and reading them back shows which survived (as
+    ``jax.grad`` of a scatter does).
+    """
+    from rewritekit.tensor.creation import arange, zeros_like
+    from rewritekit.tensor.elemwise import equal, where
+    from rewritekit.tensor.shapes import reshape, shape, size
+
+    ids = reshape(arange(size(selected)), shape(selected))
+    written = SetSubtensor(index)(zeros_like(g, "int64"), ids, *parts)
+    survived = equal(Subtensor(index)(written, *parts), ids)
+    return where(survived, selected, zeros_like(selected))
 
 
 # --- user functions ---------------------------------------------------------------------

@@ -40,3 +40,10 @@ def test_every_concrete_op_has_both_implementations():
             if dispatcher.dispatch(op) is dispatcher.dispatch(object):
                 missing.append(f"{op.__name__} ({name})")
     assert not missing, f"Ops without a backend implementation: {sorted(missing)}"
+
+
+def test_every_differentiable_op_has_a_vjp():
+    missing = sorted(
+        op.__name__ for op in _concrete_ops() if op.differentiable and op.vjp is Op.vjp
+    )
+    assert not missing, f"differentiable Ops without a vjp: {missing}"

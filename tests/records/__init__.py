@@ -47,6 +47,13 @@ class OpRecord:
         rtol, atol: loosen ``TOLERANCE`` (the larger of the two is used) when set.
         static_shapes: give the input Vars the drawn arrays' static shapes (default: every
             length unknown, so infer_types and the backends see ``None``).
+        grad: check the gradient (``tests/properties/test_gradients.py``) with respect to
+            the float inputs; it is checked only for float64 draws of records whose Ops are
+            all differentiable.
+        fd: compare with finite differences too (False where draws may sit on a kink or
+            a jump: ties of ``max``, ``abs`` at 0, ``floor``); ``jax.grad`` is always compared.
+        grad_draw: draws for the gradient checks (default ``draw``), e.g. away from kinks.
+        grad_rtol: loosen the gradient comparisons' relative tolerance.
     """
 
     name: str
@@ -58,7 +65,19 @@ class OpRecord:
     rtol: float | None = None
     atol: float | None = None
     static_shapes: bool = False
+    grad: bool = True
+    fd: bool = True
+    grad_draw: Callable[[st.DataObject, str], list[np.ndarray]] | None = None
+    grad_rtol: float | None = None
     notes: str = field(default="", compare=False)
+
+    def checks_gradient(self) -> bool:
+        """True when the gradient tests cover this record."""
+        return (
+            self.grad
+            and "float64" in self.dtypes
+            and all(getattr(op, "differentiable", True) for op in self.ops)
+        )
 
     def tolerance(self, dtype: str) -> tuple[float, float]:
         """Tolerances for an output of ``dtype``; integer and bool outputs must be exact."""

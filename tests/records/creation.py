@@ -50,6 +50,9 @@ def _matrix_and_k(data, dtype):
     return [_arr(data, dtype, shape), values(data, "int64", (), -5, 5)]
 
 
+_INT_RESULT = "an int64 result: there is no float output to differentiate"
+
+
 def _record(name, ops, build, reference, draw, dtypes=NUMBERS, **kw):
     return OpRecord(name, ops, build, reference, draw, dtypes, **kw)
 
@@ -96,6 +99,15 @@ RECORDS = [
         _template(),
         static_shapes=True,
     ),
+    # a traced fill value without Shape in the graph: checks Alloc's gradient (the sum of g)
+    _record(
+        "full_static",
+        (Alloc,),
+        lambda x, v: rt.full(x.type.shape, v),
+        lambda x, v: np.full(x.shape, v),
+        _template(fill=True),
+        static_shapes=True,
+    ),
     _record(
         "ones_static",
         (Alloc,),
@@ -118,6 +130,8 @@ RECORDS = [
         lambda x: rt.arange(1, x.size * 2, 3),
         lambda x: np.arange(1, x.size * 2, 3),
         _template(min_dims=1),
+        grad=False,
+        notes=_INT_RESULT,
     ),
     _record(
         "arange_negative_step",
@@ -125,6 +139,8 @@ RECORDS = [
         lambda x: rt.arange(x.size, -2, -2),
         lambda x: np.arange(x.size, -2, -2),
         _template(min_dims=1),
+        grad=False,
+        notes=_INT_RESULT,
     ),
     _record(
         "arange_float",

@@ -58,6 +58,42 @@ def _grid(n):
     return draw
 
 
+# --- gradient draws: away from the points where finite differences are meaningless -------
+
+
+def _clip_grid(data, dtype):
+    """Integers with lo < 0 < hi: x ties with lo or hi often, with both never."""
+    x, lo, hi = draw_in((-3, 3), (-2, -1), (1, 2))(data, dtype)
+    return [x.round(), lo.round(), hi.round()]
+
+
+def _midpoints(step):
+    """Unary draws halfway between multiples of ``step`` (k/2 + 1/4 for ``step=0.5``), away
+    from the jumps and kinks of sign, abs, floor, ceil and round."""
+
+    def draw(data, dtype):
+        (x,) = draw_in((-5, 5))(data, dtype)
+        return [np.asarray((np.floor(x / step) + 0.5) * step, dtype=dtype)]
+
+    return draw
+
+
+def _fractional_quotient(data, dtype):
+    """Divisor draws with x / y at least 0.1 away from an integer, where mod and
+    floor_divide jump (x takes the broadcast shape)."""
+    x, y = _nonzero(-4, 4)(data, dtype)
+    q = x / y
+    fraction = np.clip(q - np.floor(q), 0.1, 0.9)
+    return [np.asarray((np.floor(q) + fraction) * y, dtype=dtype), y]
+
+
+def _arctan2_draw(data, dtype):
+    """x1 with magnitude at least 0.5: arctan2 jumps across x1 = 0 for x2 < 0 and has no
+    derivative at the origin."""
+    x2, x1 = _nonzero(-4, 4)(data, dtype)
+    return [x1, x2]
+
+
 RECORDS = [
     _binary("add", ew.Add, lambda x, y: x + y, np.add),
     _binary("subtract", ew.Subtract, lambda x, y: x - y, np.subtract),
@@ -77,8 +113,18 @@ RECORDS = [
         np.floor_divide,
         _nonzero(-4, 4),
         NUMBERS,
+        grad_draw=_fractional_quotient,
     ),
-    OpRecord("mod", (ew.Mod,), lambda x, y: x % y, np.mod, _nonzero(-4, 4), NUMBERS, atol=1e-5),
+    OpRecord(
+        "mod",
+        (ew.Mod,),
+        lambda x, y: x % y,
+        np.mod,
+        _nonzero(-4, 4),
+        NUMBERS,
+        atol=1e-5,
+        grad_draw=_fractional_quotient,
+    ),
     _binary(
         "power", ew.Power, lambda x, y: x**y, np.power, a=(0.1, 3.0), b=(-2.0, 2.0), dtypes=FLOATS
     ),
@@ -92,13 +138,32 @@ RECORDS = [
         dtypes=("int64", "int32"),
     ),
     _unary("negative", ew.Negative, lambda x: -x, np.negative, dtypes=NUMBERS),
-    _unary("abs", ew.Abs, lambda x: abs(x), np.abs, dtypes=NUMBERS),
-    _unary("sign", ew.Sign, rt.sign, np.sign, dtypes=NUMBERS),
+    _unary(
+        "abs",
+        ew.Abs,
+        lambda x: abs(x),
+        np.abs,
+        dtypes=NUMBERS,
+        grad_draw=_midpoints(0.5),
+        notes="abs'(0) = 0 (the subgradient central differences give); jax.grad of "
+        "jnp.abs gives 1 at 0, so gradients are drawn away from 0",
+    ),
+    _unary("sign", ew.Sign, rt.sign, np.sign, dtypes=NUMBERS, grad_draw=_midpoints(0.5)),
     _unary("square", ew.Square, rt.square, np.square, dtypes=NUMBERS),
     _unary("reciprocal", ew.Reciprocal, rt.reciprocal, lambda x: 1.0 / x, lo=0.2, hi=5.0),
-    _binary("maximum", ew.Maximum, rt.maximum, np.maximum),
-    _binary("minimum", ew.Minimum, rt.minimum, np.minimum),
-    OpRecord("clip", (ew.Clip,), rt.clip, np.clip, draw_in((-5, 5), (-3, 0), (0, 3)), NUMBERS),
+    # ties split the gradient equally, which central differences agree with; near-ties
+    # closer than their step do not, hence the grid
+    _binary("maximum", ew.Maximum, rt.maximum, np.maximum, grad_draw=_grid(2)),
+    _binary("minimum", ew.Minimum, rt.minimum, np.minimum, grad_draw=_grid(2)),
+    OpRecord(
+        "clip",
+        (ew.Clip,),
+        rt.clip,
+        np.clip,
+        draw_in((-5, 5), (-3, 0), (0, 3)),
+        NUMBERS,
+        grad_draw=_clip_grid,
+    ),
     OpRecord(
         "where",
         (ew.Where,),
@@ -110,10 +175,16 @@ RECORDS = [
         ],
         NUMBERS,
     ),
-    _unary("floor", ew.Floor, rt.floor, np.floor, dtypes=NUMBERS),
-    _unary("ceil", ew.Ceil, rt.ceil, np.ceil, dtypes=NUMBERS),
-    _unary("round", ew.Round, rt.round, np.round, dtypes=NUMBERS),
-    _unary("round_2", ew.Round, lambda x: rt.round(x, 2), lambda x: np.round(x, 2)),
+    _unary("floor", ew.Floor, rt.floor, np.floor, dtypes=NUMBERS, grad_draw=_midpoints(0.5)),
+    _unary("ceil", ew.Ceil, rt.ceil, np.ceil, dtypes=NUMBERS, grad_draw=_midpoints(0.5)),
+    _unary("round", ew.Round, rt.round, np.round, dtypes=NUMBERS, grad_draw=_midpoints(0.5)),
+    _unary(
+        "round_2",
+        ew.Round,
+        lambda x: rt.round(x, 2),
+        lambda x: np.round(x, 2),
+        grad_draw=_midpoints(0.005),
+    ),
     _unary(
         "cast_f32",
         ew.Cast,
@@ -122,6 +193,17 @@ RECORDS = [
         dtypes=NUMBERS,
         rtol=2e-5,
         atol=1e-6,
+        fd=False,
+        notes="float32 is too coarse for central differences; cast_f32_f64 checks them",
+    ),
+    _unary(
+        "cast_f32_f64",
+        ew.Cast,
+        lambda x: rt.cast(rt.cast(x, "float32"), "float64"),
+        lambda x: x.astype("float32").astype("float64"),
+        fd=False,
+        notes="rounding to float32 makes the function a staircase too fine for central "
+        "differences; jax.grad is compared",
     ),
     _unary(
         "cast_i32",
@@ -129,6 +211,8 @@ RECORDS = [
         lambda x: x.astype("int32"),
         lambda x: x.astype("int32"),
         dtypes=NUMBERS,
+        grad=False,
+        notes="integer output: no gradient",
     ),
     _unary("exp", ew.Exp, rt.exp, _as_float(np.exp), dtypes=NUMBERS),
     _unary("exp2", ew.Exp2, rt.exp2, _as_float(np.exp2)),
@@ -137,14 +221,30 @@ RECORDS = [
     _unary("log2", ew.Log2, rt.log2, _as_float(np.log2), lo=0.01, hi=10.0),
     _unary("log10", ew.Log10, rt.log10, _as_float(np.log10), lo=0.01, hi=10.0),
     _unary("log1p", ew.Log1p, rt.log1p, _as_float(np.log1p), lo=-0.9, hi=5.0),
-    _unary("sqrt", ew.Sqrt, rt.sqrt, _as_float(np.sqrt), lo=0.0, hi=10.0, dtypes=NUMBERS),
+    _unary(
+        "sqrt",
+        ew.Sqrt,
+        rt.sqrt,
+        _as_float(np.sqrt),
+        lo=0.0,
+        hi=10.0,
+        dtypes=NUMBERS,
+        grad_draw=draw_in((0.01, 10.0)),  # sqrt'(0) is infinite
+    ),
     _unary("sin", ew.Sin, rt.sin, np.sin),
     _unary("cos", ew.Cos, rt.cos, np.cos),
     _unary("tan", ew.Tan, rt.tan, np.tan, lo=-1.4, hi=1.4),
     _unary("arcsin", ew.Arcsin, rt.arcsin, np.arcsin, lo=-0.99, hi=0.99),
     _unary("arccos", ew.Arccos, rt.arccos, np.arccos, lo=-0.99, hi=0.99),
     _unary("arctan", ew.Arctan, rt.arctan, np.arctan),
-    _binary("arctan2", ew.Arctan2, rt.arctan2, _as_float(np.arctan2), dtypes=FLOATS),
+    _binary(
+        "arctan2",
+        ew.Arctan2,
+        rt.arctan2,
+        _as_float(np.arctan2),
+        dtypes=FLOATS,
+        grad_draw=_arctan2_draw,
+    ),
     _unary("sinh", ew.Sinh, rt.sinh, np.sinh),
     _unary("cosh", ew.Cosh, rt.cosh, np.cosh),
     _unary("tanh", ew.Tanh, rt.tanh, np.tanh),

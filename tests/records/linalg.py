@@ -88,11 +88,12 @@ def _draw_triangular(data, dtype):
     return [a, _base(data, dtype, shape)]
 
 
-def _pair(name, op_class, build, reference, draw, static=False):
-    """A float64 record (integer inputs too) and a float32 one with looser tolerances."""
+def _pair(name, op_class, build, reference, draw, static=False, **grad):
+    """A float64 record (integer inputs too) and a float32 one with looser tolerances;
+    ``grad`` holds the float64 record's gradient settings."""
     kw = {"static_shapes": static}
     return [
-        OpRecord(name, (op_class,), build, reference, draw, F64, **kw),
+        OpRecord(name, (op_class,), build, reference, draw, F64, **kw, **grad),
         OpRecord(f"{name}_float32", (op_class,), build, reference, draw, F32, **F32_TOL, **kw),
     ]
 
@@ -101,8 +102,39 @@ def _solve_triangular(lower):
     return functools.partial(scipy.linalg.solve_triangular, lower=lower, check_finite=False)
 
 
+# The gradient of cholesky is the symmetric one (that of JAX's lowering, which symmetrizes
+# A), but NumPy reads only A's lower triangle: finite differences of single entries give
+# twice the symmetric gradient below the diagonal and zero above it. ``cholesky_symmetric``
+# builds cholesky((A + A.T) / 2), where both backends and finite differences agree.
+CHOLESKY_FD = (
+    "no finite differences: NumPy reads only the lower triangle, so entrywise differences "
+    "measure the lower-triangle gradient, not the symmetric one of JAX and the vjp; "
+    "cholesky_symmetric checks them"
+)
+
+
+def _symmetric(x, swapaxes):
+    return (x + swapaxes(x, -1, -2)) / 2
+
+
 RECORDS = [
-    *_pair("cholesky", la.Cholesky, rt.linalg.cholesky, np.linalg.cholesky, _draw_square(_spd)),
+    *_pair(
+        "cholesky",
+        la.Cholesky,
+        rt.linalg.cholesky,
+        np.linalg.cholesky,
+        _draw_square(_spd),
+        fd=False,
+        notes=CHOLESKY_FD,
+    ),
+    OpRecord(
+        "cholesky_symmetric",
+        (la.Cholesky,),
+        lambda a: rt.linalg.cholesky(_symmetric(a, rt.swapaxes)),
+        lambda a: np.linalg.cholesky(_symmetric(a, np.swapaxes)),
+        _draw_square(_spd),
+        ("float64",),
+    ),
     *_pair("inv", la.Inv, rt.linalg.inv, np.linalg.inv, _draw_square(_dominant)),
     *_pair("det", la.Det, rt.linalg.det, np.linalg.det, _draw_square(_dominant)),
     *_pair(
@@ -135,6 +167,8 @@ RECORDS = [
         _draw_square(_spd),
         F64,
         static_shapes=True,
+        fd=False,
+        notes=CHOLESKY_FD,
     ),
     OpRecord(
         "solve_static",

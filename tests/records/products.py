@@ -170,6 +170,8 @@ RECORDS += [
     _einsum("diagonal", "ii->i", ("ii",)),
     _einsum("diagonal3", "iji->ji", ("iji",)),
     _einsum("sum_all", "ij->", ("ij",)),
+    _einsum("diagonal_product", "ii,i->i", ("ii", "I"), ("ii", "i")),
+    _einsum("summed_alone", "ij,j->j", ("ij", "J"), ("iJ", "j")),
     _einsum("outer", "i,j->ij", ("i", "j"), dtypes=ALL),
     _einsum("inner_broadcast", "i,i->i", ("I", "I")),
     _einsum("three", "ij,jk,kl->il", ("ij", "jk", "kl")),

@@ -5,6 +5,10 @@ graph per record) and draws inputs of enough dimensions for it. Values for sums 
 on a grid of eighths, so that float32 sums are exact in any order (NumPy sums pairwise,
 XLA in its own order); products use magnitudes in [0.5, 2] (or 0), so no float32 product
 of at most 64 factors becomes subnormal (XLA on CPU flushes those to zero).
+
+Gradient draws: max/min and std are not differentiable at ties and at zero variance, so
+their finite-difference checks draw distinct values (``_distinct``); the records that keep
+ties (``max_static``, the ``special`` ones) check ties against ``jax.grad`` only.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import functools
 
 import numpy as np
 import scipy.special as sp
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
@@ -34,6 +39,21 @@ def _draw(min_dims=0, min_side=0, lo=-5.0, hi=5.0, snap=None, special=False):
         )
         x = values(data, dtype, shape, lo, hi, special=special)
         return [snap(x) if snap is not None and x.dtype.kind == "f" else x]
+
+    return draw
+
+
+def _distinct(min_dims=0, min_side=0):
+    """One array of distinct values (no ties); with ``min_side`` >= 2 at least 1-d, so that
+    every slice holds two different values (a 0-d input is a single element)."""
+    min_dims = max(min_dims, 1) if min_side >= 2 else min_dims
+
+    def draw(data, dtype):
+        shape = data.draw(
+            hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=min_side, max_side=4)
+        )
+        grid = st.integers(-320, 320).map(lambda k: k / 64)  # in [-5, 5], sums exact
+        return [data.draw(hnp.arrays(np.dtype(dtype), shape, elements=grid, unique=True))]
 
     return draw
 
@@ -70,8 +90,11 @@ DDOF_AXES = [
 ]
 
 
-def _reductions(name, op_class, fn, reference, dtypes, axes=AXES, min_side=0, **kw):
-    """One record per axis choice; ``fn``/``reference`` take (x, axis, keepdims)."""
+def _reductions(name, op_class, fn, reference, dtypes, axes=AXES, min_side=0, distinct=None, **kw):
+    """One record per axis choice; ``fn``/``reference`` take (x, axis, keepdims).
+
+    ``distinct``: draw gradient inputs without ties, with sides of at least this length.
+    """
     snap = kw.pop("snap", _eighths)
     special = kw.pop("special", False)
     return [
@@ -82,6 +105,7 @@ def _reductions(name, op_class, fn, reference, dtypes, axes=AXES, min_side=0, **
             functools.partial(_call, reference, axis, keepdims),
             _draw(min_dims, min_side, snap=snap, special=special),
             dtypes,
+            grad_draw=None if distinct is None else _distinct(min_dims, distinct),
             **kw,
         )
         for suffix, axis, keepdims, min_dims in axes
@@ -104,6 +128,9 @@ def _logsumexp(x, axis, keepdims):
     return np.reshape(out, np.sum(x, axis=axis, keepdims=keepdims).shape)
 
 
+_SPECIAL_FD = "draws hold NaN and +-inf, where finite differences give NaN"
+
+
 def _ddof1(fn):
     return lambda x, axis, keepdims: fn(x, axis=axis, ddof=1, keepdims=keepdims)
 
@@ -111,18 +138,42 @@ def _ddof1(fn):
 RECORDS = [
     *_reductions("sum", rd.Sum, _method("sum"), np.sum, ALL, [*AXES, NO_AXES]),
     *_reductions("prod", rd.Prod, _method("prod"), np.prod, ALL, snap=_factors, rtol=1e-4),
-    *_reductions("max", rd.Max, _method("max"), np.max, ALL, [*AXES, NO_AXES], min_side=1),
-    *_reductions("min", rd.Min, _method("min"), np.min, ALL, min_side=1),
+    *_reductions("max", rd.Max, _method("max"), np.max, ALL, [*AXES, NO_AXES], 1, distinct=1),
+    *_reductions("min", rd.Min, _method("min"), np.min, ALL, min_side=1, distinct=1),
     *_reductions("all", rd.All, _method("all"), np.all, ALL, [*AXES, NO_AXES], snap=_integers),
     *_reductions("any", rd.Any, _method("any"), np.any, ALL, snap=_integers),
     *_reductions("mean", rd.Mean, _method("mean"), np.mean, ALL, min_side=1),
     *_reductions("var", rd.Variance, _method("var"), np.var, NUMBERS, min_side=1),
-    *_reductions("std", rd.Std, _method("std"), np.std, NUMBERS, min_side=1),
+    # std at zero variance (a slice of one value) has gradient 0 / 0 = NaN, as in JAX
+    *_reductions("std", rd.Std, _method("std"), np.std, NUMBERS, min_side=1, distinct=2),
     # SciPy's logsumexp fails on some empty inputs (tests/tensor covers them): sides >= 1.
     *_reductions("logsumexp", rd.Logsumexp, rt.logsumexp, _logsumexp, NUMBERS, [*AXES, NO_AXES], 1),
-    # NaN propagates through max and min; -inf and +inf are ordinary values.
-    *_reductions("max_special", rd.Max, rt.max, np.max, FLOATS, AXES[:2], 1, special=True),
-    *_reductions("min_special", rd.Min, rt.min, np.min, FLOATS, AXES[2:4], 1, special=True),
+    # NaN propagates through max and min; -inf and +inf are ordinary values. Gradients:
+    # finite differences are meaningless at NaN and inf, so only jax.grad is compared.
+    *_reductions(
+        "max_special",
+        rd.Max,
+        rt.max,
+        np.max,
+        FLOATS,
+        AXES[:2],
+        1,
+        special=True,
+        fd=False,
+        notes=_SPECIAL_FD,
+    ),
+    *_reductions(
+        "min_special",
+        rd.Min,
+        rt.min,
+        np.min,
+        FLOATS,
+        AXES[2:4],
+        1,
+        special=True,
+        fd=False,
+        notes=_SPECIAL_FD,
+    ),
     # All -inf gives -inf, +inf gives +inf, NaN gives NaN (SciPy's rules).
     *_reductions(
         "logsumexp_special",
@@ -133,12 +184,28 @@ RECORDS = [
         AXES[1:3],
         1,
         special=True,
+        fd=False,
+        notes=_SPECIAL_FD,
     ),
     # n - ddof >= 1: at least one axis, and every reduced axis has length 2 or more.
     *_reductions("var_ddof1", rd.Variance, _ddof1(rt.var), _ddof1(np.var), NUMBERS, DDOF_AXES, 2),
-    *_reductions("std_ddof1", rd.Std, _ddof1(rt.std), _ddof1(np.std), NUMBERS, DDOF_AXES, 2),
+    *_reductions(
+        "std_ddof1", rd.Std, _ddof1(rt.std), _ddof1(np.std), NUMBERS, DDOF_AXES, 2, distinct=2
+    ),
     *_reductions("sum_static", rd.Sum, rt.sum, np.sum, NUMBERS, AXES[3:4], static_shapes=True),
-    *_reductions("max_static", rd.Max, rt.max, np.max, NUMBERS, AXES[1:2], 1, static_shapes=True),
+    *_reductions(
+        "max_static",
+        rd.Max,
+        rt.max,
+        np.max,
+        NUMBERS,
+        AXES[1:2],
+        1,
+        static_shapes=True,
+        fd=False,
+        notes="draws keep ties (gradient split equally, checked against jax.grad); finite "
+        "differences do not apply at a tie",
+    ),
     *_reductions(
         "mean_static", rd.Mean, rt.mean, np.mean, NUMBERS, AXES[4:5], 1, static_shapes=True
     ),

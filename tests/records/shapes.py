@@ -120,6 +120,8 @@ RECORDS = [
         lambda x: np.array(x.shape, dtype=np.int64),
         _one(),
         static_shapes=True,
+        grad=False,
+        notes="a constant int64 vector: no float output to differentiate",
     ),
     _record("size", (ShapeI,), lambda x: x.size, lambda x: np.int64(x.size), _one(), ALL),
     _record(

@@ -2,11 +2,16 @@
 
 Floats are drawn as whole numbers (so ties occur and ``argsort`` must keep their order),
 sometimes with NaN and +-inf (NaN sorts last, in its original order for argsort).
+
+Sort's gradient follows the stable permutation, ties included, as JAX's does; finite
+differences at a tie see a kink instead, so the gradient checks draw distinct values
+(``_distinct``), and ``sort_special`` (ties, NaN, inf) checks ties against ``jax.grad`` only.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
@@ -23,6 +28,15 @@ def _draw(min_dims=0, special=False):
         lo = 0 if np.dtype(dtype).kind == "u" else -3
         x = values(data, dtype, shape, lo, 3, special=special)
         return [np.round(x) if x.dtype.kind == "f" else x]
+
+    return draw
+
+
+def _distinct(min_dims=0):
+    def draw(data, dtype):
+        shape = data.draw(hnp.array_shapes(min_dims=min_dims, max_dims=3, max_side=5))
+        whole = st.integers(-200, 200).map(float)  # at most 125 drawn
+        return [data.draw(hnp.arrays(np.dtype(dtype), shape, elements=whole, unique=True))]
 
     return draw
 
@@ -56,6 +70,7 @@ def _records(name, op_class, fn, reference):
                 _draw(min_dims),
                 ALL,
                 static_shapes=static,
+                grad_draw=_distinct(min_dims),
             )
             for suffix, axis, min_dims, static in AXES
         ),
@@ -66,6 +81,8 @@ def _records(name, op_class, fn, reference):
             _with(reference, 0, stable=True),
             _draw(1, special=True),
             FLOATS,
+            fd=False,
+            notes="ties, NaN and +-inf: finite differences see a kink or NaN there",
         ),
     ]
 
@@ -80,6 +97,7 @@ RECORDS = [
         _with(np.sort, 0, stable=True),
         _draw(1),
         ALL,
+        grad_draw=_distinct(1),
     ),
     OpRecord(
         "argsort_method",

@@ -7,12 +7,38 @@ import scipy.special as sp
 
 import rewritekit.tensor as rt
 from rewritekit.tensor import special as sf
-from tests.records import OpRecord, broadcastable_shapes, values
+from tests.records import OpRecord, broadcastable_shapes, draw_in, values
 from tests.records.elemwise import _unary
 
 
 def _log1mexp(x):
     return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def _polygamma(n):
+    """``rt.polygamma`` of order ``n`` and its reference (SciPy's gives float64 always)."""
+
+    def build(x):
+        return rt.polygamma(n, x)
+
+    def reference(x):
+        return sp.polygamma(n, x).astype(x.dtype)
+
+    # x > 0: the poles sit at the non-positive integers, and for negative x the zeros
+    # between them (for even n) make relative comparisons meaningless
+    return _unary(
+        f"polygamma_{n}",
+        sf.Polygamma,
+        build,
+        reference,
+        lo=0.1,
+        hi=20.0,
+        rtol=1e-8,
+        atol=1e-9,
+        grad_draw=draw_in((1.0, 6.0)) if n >= 1 else None,
+        notes="grad_draw for n >= 1: near x = 0.1 the values (up to n! / x**(n + 1)) "
+        "swamp the finite differences of the small derivatives at large x",
+    )
 
 
 RECORDS = [
@@ -45,4 +71,5 @@ RECORDS = [
         ],
     ),
     _unary("log1mexp", sf.Log1mexp, rt.log1mexp, _log1mexp, lo=-20.0, hi=-0.01),
+    *(_polygamma(n) for n in range(4)),
 ]

@@ -136,6 +136,15 @@ def _update(
     )
 
 
+def _draw_repeated_set(data: st.DataObject, dtype: str) -> list[np.ndarray]:
+    """x (n, m), a value of shape (m,), (1, m) or (), and 5 indices of axis 0 (repeats
+    likely): every write to one element writes the same value, so the result is defined
+    in JAX too."""
+    x = _x(data, dtype, [1, 0])
+    value_shape = data.draw(st.sampled_from([(x.shape[1],), (1, x.shape[1]), ()]))
+    return [x, values(data, dtype, value_shape), _part(data, x, ("array", 0, (5,)))]
+
+
 # --- randomly drawn indices (see the module docstring) ---------------------------------
 
 
@@ -191,14 +200,8 @@ def _key(data: st.DataObject, x: np.ndarray, advanced: bool, unique: bool) -> np
 
 def _random(name: str, op: type, advanced: bool, dtypes: tuple[str, ...]) -> OpRecord:
     def index_of(x: Any, key: Any) -> tuple[Any, ...]:
-        x_shape, key_shape = (
-            (x.type.shape, key.type.shape)
-            if isinstance(x, Var)
-            else (
-                x.shape,
-                key.shape,
-            )
-        )
+        # each may be a Var or an array (finite differences pass the int key as an array)
+        x_shape, key_shape = (v.type.shape if isinstance(v, Var) else v.shape for v in (x, key))
         return _random_index(key_shape[1], x_shape, advanced)
 
     def draw(data: st.DataObject, dtype: str) -> list[np.ndarray]:
@@ -337,6 +340,14 @@ RECORDS = [
         [0, 1],
         dtypes=("float32", "int64", "int32"),
         value_dtype="float64",
+    ),
+    OpRecord(
+        "set_subtensor_repeated",  # the value's gradient counts each element set once
+        (SetSubtensor,),
+        lambda x, v, i: x.at[i].set(v),
+        lambda x, v, i: _np_set(x, v, i),
+        _draw_repeated_set,
+        NUMBERS,
     ),
     OpRecord(
         "set_subtensor_python_scalar",

@@ -63,3 +63,8 @@ def _register(op_class: type[sf.FloatElemwise], fn: Callable[..., Any]) -> None:
 
 for _op_class, _fn in TABLE.items():
     _register(_op_class, _fn)
+
+
+@jax_funcify.register(sf.Polygamma)
+def _polygamma(op: sf.Polygamma, node: Apply) -> Callable[..., Any]:
+    return elemwise_impl(lambda x: jsp.polygamma(op.n, x), node)

@@ -1,0 +1,307 @@
+"""Symbolic reverse-mode differentiation: ``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian``.
+
+The backward graph is built in one reverse sweep over the nodes between the variables
+differentiated and the outputs: each node gets the sum of its outputs' cotangents once,
+and its Op's ``vjp`` gives one cotangent per input. Shared subexpressions are therefore
+differentiated once, the backward graph's size is linear in the forward graph's, and the
+result is ordinary IR (gradients of gradients work).
+
+Conventions (as JAX):
+
+- Only inexact (float, complex) values carry gradients. Differentiating with respect to
+  an integer or bool variable is an error, and no gradient flows through integer or bool
+  intermediates (``rt.cast(x, "int64")``, ``rt.argmax``, comparisons).
+- ``rt.stop_gradient(x)`` is ``x`` with no gradient.
+- Ties are split equally: ``max``/``maximum``/``clip`` at a tie give each tied input its
+  share (see each Op's ``vjp``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rewritekit.errors import GraphTypeError
+from rewritekit.ir import Var, as_var, graph_inputs, replace, toposort
+from rewritekit.tensor import add, multiply, ones_like, zeros_like
+from rewritekit.tensor import sum as reduce_sum
+from rewritekit.tensor.gradient import jacobian_node
+from rewritekit.tensor.shapes import shape
+
+__all__ = ["grad", "hessian", "jacobian", "jvp", "vjp"]
+
+_DISCONNECTED = ("raise", "zero", "none")
+
+
+def _inexact(var: Var) -> bool:
+    return var.type.kind in "fc"
+
+
+def _as_list(value: Any, what: str) -> tuple[list[Any], bool, type | None]:
+    """``value`` as a list, whether it was a single item, and its sequence type."""
+    if isinstance(value, Var) or not isinstance(value, list | tuple):
+        return [value], True, None
+    return list(value), False, type(value)
+
+
+def _restore(items: list[Any], single: bool, kind: type | None) -> Any:
+    if single:
+        return items[0]
+    return kind(items) if kind is tuple else list(items)
+
+
+def _checked_wrt(wrt: list[Any], what: str) -> list[Var]:
+    for position, var in enumerate(wrt):
+        if not isinstance(var, Var):
+            raise GraphTypeError(f"{what}: wrt {position} must be a Var, got {type(var).__name__}")
+        if not _inexact(var):
+            raise GraphTypeError(
+                f"{what}: cannot differentiate with respect to {_name(var)} of dtype "
+                f"{var.dtype}; only float and complex variables have gradients (as in JAX), "
+                "cast it to a float type first"
+            )
+    return wrt
+
+
+def _name(var: Var) -> str:
+    if var.name:
+        return repr(var.name)
+    return repr(var)
+
+
+def backward(
+    outputs: Sequence[Var], cotangents: Sequence[Var], wrt: Sequence[Var]
+) -> list[Var | None]:
+    """The cotangents of ``wrt`` given those of ``outputs``: one reverse sweep.
+
+    Returns None for a variable that the outputs do not depend on (through inexact values).
+    """
+    wanted = set(wrt)
+    order = toposort(list(outputs))
+    # the Vars that depend on a wrt variable through inexact values
+    live: set[Var] = {w for w in wrt}
+    for node in order:
+        if any(i in live for i in node.inputs):
+            live.update(o for o in node.outputs if _inexact(o))
+    pending: dict[Var, list[Var]] = {}
+    for out, ct in zip(outputs, cotangents, strict=True):
+        if out in live:
+            pending.setdefault(out, []).append(ct)
+    totals: dict[Var, Var] = {}
+
+    def total(var: Var) -> Var | None:
+        found = totals.get(var)
+        if found is None and var in pending:
+            parts = pending.pop(var)
+            found = parts[0]
+            for part in parts[1:]:
+                found = add(found, part)
+            totals[var] = found
+        return found
+
+    for node in reversed(order):
+        outs = node.outputs
+        cts = [total(o) for o in outs]
+        if all(ct is None for ct in cts):
+            continue
+        if not any(i in live for i in node.inputs):
+            continue
+        cts = [zeros_like(o) if ct is None else ct for o, ct in zip(outs, cts, strict=True)]
+        try:
+            grads = node.op.vjp(node.inputs, outs, tuple(cts))
+        except NotImplementedError as exc:
+            raise GraphTypeError(f"grad: {exc}") from None
+        if len(grads) != len(node.inputs):
+            raise GraphTypeError(
+                f"{node.op}: vjp returned {len(grads)} gradients for {len(node.inputs)} inputs"
+            )
+        for position, (inp, g) in enumerate(zip(node.inputs, grads, strict=True)):
+            if g is None or inp not in live:
+                continue
+            pending.setdefault(inp, []).append(_checked_grad(node, position, inp, g))
+    return [total(w) if w in wanted else None for w in wrt]
+
+
+def _checked_grad(node: Any, position: int, inp: Var, g: Any) -> Var:
+    g = as_var(g, dtype=inp.dtype, context=f"{node.op}.vjp")
+    if g.dtype != inp.dtype or g.ndim != inp.ndim:
+        raise GraphTypeError(
+            f"{node.op}: vjp gave input {position} a gradient of type {g.type}, but the input "
+            f"is {inp.type} (a gradient has its input's dtype and shape)"
+        )
+    for axis, (want, have) in enumerate(zip(inp.type.shape, g.type.shape, strict=True)):
+        if want is not None and have is not None and want != have:
+            raise GraphTypeError(
+                f"{node.op}: vjp gave input {position} a gradient of type {g.type}, but the "
+                f"input is {inp.type} (axis {axis})"
+            )
+    return g
+
+
+def _finish(
+    grads: list[Var | None], wrt: list[Var], disconnected: str, what: str
+) -> list[Var | None]:
+    out: list[Var | None] = []
+    for var, g in zip(wrt, grads, strict=True):
+        if g is None:
+            if disconnected == "raise":
+                raise GraphTypeError(
+                    f"{what}: the output does not depend on {_name(var)} (or only through "
+                    "integer values or stop_gradient); pass disconnected='zero' or 'none'"
+                )
+            g = zeros_like(var) if disconnected == "zero" else None
+        out.append(g)
+    return out
+
+
+def _check_disconnected(disconnected: str, what: str) -> None:
+    if disconnected not in _DISCONNECTED:
+        raise ValueError(
+            f"{what}: disconnected must be one of {', '.join(map(repr, _DISCONNECTED))}, "
+            f"got {disconnected!r}"
+        )
+
+
+def grad(cost: Var, wrt: Any, *, disconnected: str = "raise") -> Any:
+    """The gradient of the scalar ``cost`` with respect to ``wrt``.
+
+    Args:
+        cost: a 0-d float Var.
+        wrt: a Var, or a list/tuple of Vars (the result has the same structure). Any Var
+            of the graph may be differentiated, inputs or intermediates.
+        disconnected: what a variable the cost does not depend on gets: ``"raise"`` (an
+            error naming it), ``"zero"`` (zeros of its type) or ``"none"`` (None).
+
+    Raises:
+        GraphTypeError: the cost is not a float scalar, a wrt is integer or bool (as in
+            JAX), or (with ``"raise"``) the cost does not depend on a wrt.
+
+    Example:
+        >>> x = rt.vector("x")
+        >>> g = grad(rt.sum(x ** 2), x)  # 2 * x
+    """
+    _check_disconnected(disconnected, "grad")
+    if not isinstance(cost, Var):
+        raise GraphTypeError(f"grad: the cost must be a Var, got {type(cost).__name__}")
+    if cost.ndim != 0 or cost.type.kind != "f":
+        raise GraphTypeError(
+            f"grad: the cost must be a float scalar, got {cost.type}; sum it (rt.sum) or use "
+            "rk.vjp for non-scalar outputs"
+        )
+    items, single, kind = _as_list(wrt, "grad")
+    variables = _checked_wrt(items, "grad")
+    grads = backward([cost], [ones_like(cost)], variables)
+    return _restore(_finish(grads, variables, disconnected, "grad"), single, kind)
+
+
+def vjp(outputs: Any, wrt: Any, cotangents: Any, *, disconnected: str = "zero") -> Any:
+    """The vector-Jacobian product: ``sum_i cotangents[i] . d outputs[i] / d wrt``.
+
+    Args:
+        outputs: a Var or a list/tuple of Vars.
+        wrt: a Var or a list/tuple of Vars (the result has the same structure).
+        cotangents: one per output, each of its output's type (arrays and numbers become
+            constants).
+        disconnected: as in ``grad``; by default a disconnected wrt gets zeros.
+
+    Example:
+        >>> y = rt.sin(x)
+        >>> vjp(y, x, rt.ones_like(y))  # cos(x)
+    """
+    _check_disconnected(disconnected, "vjp")
+    outs, _, _ = _as_list(outputs, "vjp")
+    cts, _, _ = _as_list(cotangents, "vjp")
+    if len(outs) != len(cts):
+        raise GraphTypeError(f"vjp: {len(outs)} outputs but {len(cts)} cotangents")
+    checked = []
+    for position, (out, ct) in enumerate(zip(outs, cts, strict=True)):
+        if not isinstance(out, Var):
+            raise GraphTypeError(f"vjp: output {position} must be a Var")
+        ct = as_var(ct, dtype=out.dtype, context=f"vjp: cotangent {position}")
+        if ct.dtype != out.dtype or not out.type.is_compatible(ct.type):
+            raise GraphTypeError(
+                f"vjp: cotangent {position} has type {ct.type}, but output {position} is {out.type}"
+            )
+        checked.append(ct)
+    items, single, kind = _as_list(wrt, "vjp")
+    variables = _checked_wrt(items, "vjp")
+    grads = backward(outs, checked, variables)
+    return _restore(_finish(grads, variables, disconnected, "vjp"), single, kind)
+
+
+def jvp(outputs: Any, wrt: Any, tangents: Any) -> Any:
+    """The Jacobian-vector product (forward mode): ``sum_j d outputs / d wrt[j] . tangents[j]``.
+
+    Built by transposing the vjp: the vjp ``g(u) = J^T u`` is linear in the cotangent
+    ``u``, so its own vjp with cotangent ``t`` is ``J t``. Every differentiable Op thus has
+    forward mode without a second rule per Op; the cost is a graph about twice the vjp's,
+    which rewriting and XLA trim.
+
+    Args:
+        outputs: a Var or a list/tuple of Vars (the result has the same structure).
+        wrt: a Var or a list/tuple of Vars.
+        tangents: one per wrt, of its type.
+
+    Example:
+        >>> jvp(rt.sin(x), x, rt.ones_like(x))  # cos(x)
+    """
+    outs, single, kind = _as_list(outputs, "jvp")
+    items, _, _ = _as_list(wrt, "jvp")
+    tans, _, _ = _as_list(tangents, "jvp")
+    variables = _checked_wrt(items, "jvp")
+    if len(tans) != len(variables):
+        raise GraphTypeError(f"jvp: {len(variables)} variables but {len(tans)} tangents")
+    tans = [
+        as_var(t, dtype=v.dtype, context=f"jvp: tangent {i}")
+        for i, (v, t) in enumerate(zip(variables, tans, strict=True))
+    ]
+    dummies = [Var(o.type, f"_cotangent{i}") for i, o in enumerate(outs)]
+    gs = backward(outs, dummies, variables)
+    inner = None
+    for g, t in zip(gs, tans, strict=True):
+        if g is None:
+            continue
+        term = reduce_sum(multiply(g, t))
+        inner = term if inner is None else add(inner, term)
+    if inner is None:
+        return _restore([zeros_like(o) for o in outs], single, kind)
+    results = backward([inner], [ones_like(inner)], dummies)
+    results = [zeros_like(o) if r is None else r for o, r in zip(outs, results, strict=True)]
+    # J t does not depend on u; any leftover use (a term multiplied by zero) reads zeros
+    results = replace(results, {u: zeros_like(o) for u, o in zip(dummies, outs, strict=True)})
+    return _restore(list(results), single, kind)
+
+
+def jacobian(y: Var, x: Var) -> Var:
+    """The Jacobian ``d y / d x`` of shape ``y.shape + x.shape``, also when the sizes are
+    known only at run time.
+
+    It is one ``Jacobian`` node holding the vjp graph ``g(u) = u . dy/dx``, evaluated for
+    every one-hot ``u`` (``jax.vmap`` in JAX, a loop in NumPy); it composes with
+    ``rk.function``, rewriting and ``jax.jit``.
+
+    Example:
+        >>> jacobian(rt.sin(x), x).type.shape
+        (None, None)
+    """
+    if not isinstance(y, Var):
+        raise GraphTypeError(f"jacobian: y must be a Var, got {type(y).__name__}")
+    (x,) = _checked_wrt([x], "jacobian")
+    if not _inexact(y):
+        raise GraphTypeError(f"jacobian: y must be float or complex, got {y.type}")
+    u = Var(y.type, "_cotangent")
+    (g,) = backward([y], [u], [x])
+    if g is None:
+        g = zeros_like(x)
+    inner = [v for v in graph_inputs(g) if v is not u]
+    return jacobian_node(shape(y), u, g, inner)
+
+
+def hessian(cost: Var, x: Var) -> Var:
+    """The Hessian of the scalar ``cost`` with respect to ``x``: ``jacobian(grad(cost, x), x)``,
+    of shape ``x.shape + x.shape``.
+
+    Example:
+        >>> hessian(rt.sum(x ** 3), x)  # diag(6 x)
+    """
+    return jacobian(grad(cost, x, disconnected="zero"), x)
