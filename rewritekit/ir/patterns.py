@@ -76,15 +76,19 @@ def enable_patterns(
 
 def is_pattern(value: object) -> bool:
     """True when ``value`` is a rule pattern (a pattern variable or a pattern term)."""
-    return isinstance(value, _TYPES)
+    # issubclass on the type: logic variables' metaclass has a slow Python __instancecheck__
+    return issubclass(type(value), _TYPES)
 
 
 def _holds_pattern(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     for value in (*args, *kwargs.values()):
-        if isinstance(value, _TYPES):
+        kind = type(value)
+        if issubclass(kind, _TYPES):
             return True
-        if isinstance(value, (list, tuple)) and any(isinstance(v, _TYPES) for v in value):
-            return True
+        if kind is list or kind is tuple:
+            for item in value:
+                if issubclass(type(item), _TYPES):
+                    return True
     return False
 
 

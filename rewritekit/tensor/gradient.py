@@ -112,8 +112,14 @@ def sum_to(g: Any, x: Var) -> Var:
         g = reduce_sum(g, axis=stretched, keepdims=True)
     # an axis of unknown length in x may be 1 at run time and have been broadcast
     if any(want is None and have != 1 for want, have in pairs):
-        g = SumTo(target)(g, shape(x))
+        op = _SUM_TO.get(target)
+        if op is None:
+            op = _SUM_TO[target] = SumTo(target)
+        g = op(g, shape(x))
     return g
+
+
+_SUM_TO: dict[tuple[int | None, ...], SumTo] = {}  # one Op per target: built per gradient
 
 
 def input_grad(g: Var, x: Var) -> Var | None:

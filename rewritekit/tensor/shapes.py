@@ -169,7 +169,10 @@ def shape(x: Any) -> Var:
     x = _input("shape", x)
     if None not in x.type.shape:
         return constant(np.array(x.type.shape, dtype=np.int64))
-    return Shape()(x)
+    return _SHAPE(x)
+
+
+_SHAPE = Shape()  # shape() is called for every gradient of an unknown-length input
 
 
 @pattern_function(ShapeI)
