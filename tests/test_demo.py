@@ -7,6 +7,7 @@ def test_demo_runs_and_shows_the_rewrite(capsys):
     demo.main()
     out = capsys.readouterr().out
     assert "the backends agree to 1e-12: True" in out
+    assert "agrees with jax.grad of the compiled loss to 1e-12: True" in out
     assert "4. stabilize.softplus: log1p(exp(x)) -> softplus(x)" in out
     assert "rewritten : at x = 1e-20: 1e-20;  at x = 800: 800" in out
     assert "as written: at x = 1e-20: 0;  at x = 800: inf" in out

@@ -249,3 +249,22 @@ def test_verify_grad_reports_the_culprit():
         match=r"input 0 \(shape \(3,\)\), element \(0,\): the symbolic gradient is",
     ):
         verify_grad(lambda a: WrongSquare()(a), [np.array([1.0, 2.0, 3.0])])
+
+
+def test_gradient_graphs_compose_with_rewriting():
+    from rewritekit.rules import lvar, rule
+
+    a = lvar("a")
+    v = rt.vector("v")
+    cost = rt.sum(rt.log(1 + rt.exp(v)))
+    g = rk.grad(cost, v)
+    jac = rk.jacobian(g, v)
+    stable = rule(rt.log(1 + rt.exp(a)), rt.softplus(a), name="softplus")
+    f = rk.function([v], [cost, g, jac], rules=[stable])
+    assert [e.rule for e in f.trace] == ["softplus"]
+    point = np.array([0.5, -2.0])
+    value, grad_value, jac_value = f(point)
+    sig = 1 / (1 + np.exp(-point))
+    np.testing.assert_allclose(np.asarray(grad_value), sig, rtol=RTOL)
+    np.testing.assert_allclose(np.asarray(jac_value), np.diag(sig * (1 - sig)), rtol=RTOL)
+    assert float(value) == pytest.approx(np.logaddexp(0, point).sum(), rel=1e-12)
