@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewritekit.errors import GraphTypeError
-from rewritekit.ir import Var, as_var, graph_inputs, replace, toposort
+from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
 from rewritekit.tensor import add, multiply, ones_like, zeros_like
 from rewritekit.tensor import sum as reduce_sum
 from rewritekit.tensor.gradient import jacobian_node
@@ -54,6 +54,11 @@ def _checked_wrt(wrt: list[Any], what: str) -> list[Var]:
     for position, var in enumerate(wrt):
         if not isinstance(var, Var):
             raise GraphTypeError(f"{what}: wrt {position} must be a Var, got {type(var).__name__}")
+        if isinstance(var, Constant):
+            raise GraphTypeError(
+                f"{what}: wrt {position} is a constant ({var!r}); differentiate with respect "
+                "to a variable such as rt.vector('x')"
+            )
         if not _inexact(var):
             raise GraphTypeError(
                 f"{what}: cannot differentiate with respect to {_name(var)} of dtype "

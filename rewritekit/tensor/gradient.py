@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewritekit.errors import GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var
+from rewritekit.ir import Constant, Op, TensorType, Var, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.shapes import as_shape_vector, shape
 
@@ -134,7 +134,7 @@ def input_grad(g: Var, x: Var) -> Var | None:
     """
     from rewritekit.tensor.elemwise import cast
 
-    if x.type.kind not in "fc":
+    if x.type.kind not in "fc" or isinstance(x, Constant):  # constants have no gradient
         return None
     g = sum_to(g, x)
     return g if g.dtype == x.dtype else cast(g, x.dtype)

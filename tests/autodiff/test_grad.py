@@ -64,6 +64,8 @@ def test_bad_costs():
         rk.grad(rt.exp(x), x)
     with pytest.raises(GraphTypeError, match="grad: the cost must be a Var, got float"):
         rk.grad(1.0, x)
+    with pytest.raises(GraphTypeError, match=r"grad: wrt 0 is a constant \(<Constant"):
+        rk.grad(rt.sum(x), rt.constant(1.0))
 
 
 def test_stop_gradient():
