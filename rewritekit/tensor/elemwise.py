@@ -389,38 +389,32 @@ def _winner_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
     return where(x_wins, share, 0), where(y_wins, share, 0)
 
 
-class Maximum(Elemwise):
+class Extremum(Elemwise):
+    """Base of ``maximum`` and ``minimum``: the gradient goes to the input equal to the
+    result, half to each on a tie (JAX's convention)."""
+
+    abstract = True
+
+    nin = 2
+    commutative = True
+    kinds = "biuf"
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        from rewritekit.tensor.gradient import input_grad
+
+        (x, y), (out,), (g,) = inputs, outputs, cotangents
+        gx, gy = _winner_grads(x, y, out, g)
+        return [input_grad(gx, x), input_grad(gy, y)]
+
+
+class Maximum(Extremum):
     """The elementwise larger of x and y; NaN if either is NaN."""
 
-    nin = 2
-    commutative = True
-    kinds = "biuf"
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.gradient import input_grad
-
-        (x, y), (out,), (g,) = inputs, outputs, cotangents
-        gx, gy = _winner_grads(x, y, out, g)
-        return [input_grad(gx, x), input_grad(gy, y)]
-
-
-class Minimum(Elemwise):
+class Minimum(Extremum):
     """The elementwise smaller of x and y; NaN if either is NaN."""
-
-    nin = 2
-    commutative = True
-    kinds = "biuf"
-
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.gradient import input_grad
-
-        (x, y), (out,), (g,) = inputs, outputs, cotangents
-        gx, gy = _winner_grads(x, y, out, g)
-        return [input_grad(gx, x), input_grad(gy, y)]
 
 
 class Clip(Elemwise):
