@@ -37,7 +37,7 @@ def _inexact(var: Var) -> bool:
     return var.type.kind in "fc"
 
 
-def _as_list(value: Any, what: str) -> tuple[list[Any], bool, type | None]:
+def _as_list(value: Any) -> tuple[list[Any], bool, type | None]:
     """``value`` as a list, whether it was a single item, and its sequence type."""
     if isinstance(value, Var) or not isinstance(value, list | tuple):
         return [value], True, None
@@ -84,7 +84,7 @@ def backward(
     wanted = set(wrt)
     order = toposort(list(outputs))
     # the Vars that depend on a wrt variable through inexact values
-    live: set[Var] = {w for w in wrt}
+    live: set[Var] = set(wrt)
     for node in order:
         if any(i in live for i in node.inputs):
             live.update(o for o in node.outputs if _inexact(o))
@@ -193,7 +193,7 @@ def grad(cost: Var, wrt: Any, *, disconnected: str = "raise") -> Any:
             f"grad: the cost must be a float scalar, got {cost.type}; sum it (rt.sum) or use "
             "rk.vjp for non-scalar outputs"
         )
-    items, single, kind = _as_list(wrt, "grad")
+    items, single, kind = _as_list(wrt)
     variables = _checked_wrt(items, "grad")
     grads = backward([cost], [ones_like(cost)], variables)
     return _restore(_finish(grads, variables, disconnected, "grad"), single, kind)
@@ -214,8 +214,8 @@ def vjp(outputs: Any, wrt: Any, cotangents: Any, *, disconnected: str = "zero") 
         >>> vjp(y, x, rt.ones_like(y))  # cos(x)
     """
     _check_disconnected(disconnected, "vjp")
-    outs, _, _ = _as_list(outputs, "vjp")
-    cts, _, _ = _as_list(cotangents, "vjp")
+    outs, _, _ = _as_list(outputs)
+    cts, _, _ = _as_list(cotangents)
     if len(outs) != len(cts):
         raise GraphTypeError(f"vjp: {len(outs)} outputs but {len(cts)} cotangents")
     checked = []
@@ -228,7 +228,7 @@ def vjp(outputs: Any, wrt: Any, cotangents: Any, *, disconnected: str = "zero") 
                 f"vjp: cotangent {position} has type {ct.type}, but output {position} is {out.type}"
             )
         checked.append(ct)
-    items, single, kind = _as_list(wrt, "vjp")
+    items, single, kind = _as_list(wrt)
     variables = _checked_wrt(items, "vjp")
     grads = backward(outs, checked, variables)
     return _restore(_finish(grads, variables, disconnected, "vjp"), single, kind)
@@ -250,9 +250,9 @@ def jvp(outputs: Any, wrt: Any, tangents: Any) -> Any:
     Example:
         >>> jvp(rt.sin(x), x, rt.ones_like(x))  # cos(x)
     """
-    outs, single, kind = _as_list(outputs, "jvp")
-    items, _, _ = _as_list(wrt, "jvp")
-    tans, _, _ = _as_list(tangents, "jvp")
+    outs, single, kind = _as_list(outputs)
+    items, _, _ = _as_list(wrt)
+    tans, _, _ = _as_list(tangents)
     variables = _checked_wrt(items, "jvp")
     if len(tans) != len(variables):
         raise GraphTypeError(f"jvp: {len(variables)} variables but {len(tans)} tangents")

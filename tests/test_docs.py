@@ -6,6 +6,18 @@ import re
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
+def _blocks(relative: str) -> list[str]:
+    text = (README.parent / relative).read_text()
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+def _run_in_order(relative: str, blocks: list[str]) -> dict:
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, relative, "exec"), namespace)  # our own docs, in order
+    return namespace
+
+
 def test_readme_examples_run(capsys):
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
     assert len(blocks) >= 2
@@ -16,20 +28,14 @@ def test_readme_examples_run(capsys):
 
 
 def test_backend_walkthrough_runs():
-    text = (README.parent / "docs" / "backends.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    namespace: dict = {}
-    exec(compile(blocks[-1], "docs/backends.md", "exec"), namespace)  # the full example
+    namespace = _run_in_order("docs/backends.md", _blocks("docs/backends.md")[-1:])
     assert namespace["backend"].calls == 1
 
 
 def test_rules_guide_runs(capsys):
-    text = (README.parent / "docs" / "rules.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    blocks = _blocks("docs/rules.md")
     assert len(blocks) >= 9
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "docs/rules.md", "exec"), namespace)  # our own guide, in order
+    namespace = _run_in_order("docs/rules.md", blocks)
     out = capsys.readouterr().out
     assert "cycling rules: sin_to_cos, cos_to_sin" in out
     assert "rule 'add_zero' changes float64[?] to int64[?]" in out
@@ -38,12 +44,9 @@ def test_rules_guide_runs(capsys):
 
 
 def test_gradients_guide_runs(capsys):
-    text = (README.parent / "docs" / "gradients.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+    blocks = _blocks("docs/gradients.md")
     assert len(blocks) >= 5
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "docs/gradients.md", "exec"), namespace)  # our own guide
+    _run_in_order("docs/gradients.md", blocks)
     out = capsys.readouterr().out
     assert "grad: cannot differentiate with respect to 'n' of dtype int64" in out
     assert "float64[?,?] float64[?,?]" in out

@@ -77,12 +77,13 @@ def _unify_term_var(u: ExpressionTuple, v: Var, s: Mapping[Any, Any]) -> Generat
     if node is None:
         yield False
         return
-    head = walk(split_term(u)[0], s)
+    head, args, _ = split_term(u)
+    head = walk(head, s)
     if isinstance(head, Nth):
         if v.index != head.index:
             yield False
             return
-        yield _unify(split_term(u)[1][0], node, s)
+        yield _unify(args[0], node, s)
         return
     if node.nout != 1:
         yield False
