@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint clean rules-docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ bench: $(VENV)/.installed-base
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/rewrite.py
 	$(BIN)/python bench/grad.py
+	$(BIN)/python bench/pipeline.py
+
+rules-docs: $(VENV)/.installed-base
+	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

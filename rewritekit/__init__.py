@@ -17,6 +17,7 @@ from rewritekit.errors import (
     GraphTypeError,
     ReplaceError,
     RewriteCycleError,
+    RewriteMismatch,
     RewritekitError,
     RuleError,
     RuleTypeError,

@@ -167,8 +167,13 @@ def _check_disconnected(disconnected: str, what: str) -> None:
         )
 
 
-def grad(cost: Var, wrt: Any, *, disconnected: str = "raise") -> Any:
+def grad(cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = True) -> Any:
     """The gradient of the scalar ``cost`` with respect to ``wrt``.
+
+    The cost is first rewritten with the ``"stabilize"`` rules (fold, canonicalize,
+    stabilize), so the gradient is as stable as the compiled forward: the gradient of
+    ``log(1 - sigmoid(x))`` is that of ``-softplus(x)``, ``-sigmoid(x)``, which is -1 at
+    x = 40 where the literal chain rule gives NaN.
 
     Args:
         cost: a 0-d float Var.
@@ -176,6 +181,8 @@ def grad(cost: Var, wrt: Any, *, disconnected: str = "raise") -> Any:
             of the graph may be differentiated, inputs or intermediates.
         disconnected: what a variable the cost does not depend on gets: ``"raise"`` (an
             error naming it), ``"zero"`` (zeros of its type) or ``"none"`` (None).
+        stabilize: rewrite the cost with the stabilize rules first (default); False
+            differentiates the graph exactly as written.
 
     Raises:
         GraphTypeError: the cost is not a float scalar, a wrt is integer or bool (as in
@@ -195,8 +202,32 @@ def grad(cost: Var, wrt: Any, *, disconnected: str = "raise") -> Any:
         )
     items, single, kind = _as_list(wrt)
     variables = _checked_wrt(items, "grad")
+    if stabilize:
+        cost = _stabilized(cost, variables)
     grads = backward([cost], [ones_like(cost)], variables)
     return _restore(_finish(grads, variables, disconnected, "grad"), single, kind)
+
+
+def _stabilized(cost: Var, wrt: list[Var]) -> Var:
+    """``cost`` rewritten by the stabilize pipeline, keeping every ``wrt`` in the graph.
+
+    A wrt computed by the graph is swapped for a placeholder during the rewrite, so no rule
+    can fold it away; if the rewrite disconnects a wrt the cost depended on (``x - x``),
+    the cost is differentiated as written.
+    """
+    from rewritekit.rules import rewrite
+    from rewritekit.rules.library import stabilize_pipeline
+
+    inner = {v: Var(v.type, name=v.name) for v in dict.fromkeys(wrt) if v.owner is not None}
+    graph = replace(cost, inner) if inner else cost
+    rewritten = rewrite(graph, stabilize_pipeline)
+    if rewritten is graph:
+        return cost
+    leaves = set(graph_inputs(rewritten))
+    before = set(graph_inputs(graph))
+    if any(inner.get(v, v) in before and inner.get(v, v) not in leaves for v in wrt):
+        return cost
+    return replace(rewritten, {p: v for v, p in inner.items()}) if inner else rewritten
 
 
 def vjp(outputs: Any, wrt: Any, cotangents: Any, *, disconnected: str = "zero") -> Any:

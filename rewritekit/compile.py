@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.backends import Backend, get_backend
-from rewritekit.errors import DTypeError, GraphTypeError
+from rewritekit.errors import DTypeError, GraphTypeError, RewriteMismatch
 from rewritekit.ir import Constant, Var, as_var, graph_inputs
 from rewritekit.rules import RewriteTrace, rewrite
 
@@ -97,6 +97,17 @@ class InputSpec:
             raise DTypeError(f"{self.label}: {exc}") from None
 
 
+def _finite(value: Any) -> np.ndarray:
+    value = np.asarray(value)
+    return np.isfinite(value) if value.dtype.kind in "fc" else np.ones(value.shape, bool)
+
+
+def _term(var: Var) -> str:
+    from rewritekit.rules import term_str
+
+    return term_str(var, depth=3)
+
+
 def _shape_text(var: Var) -> str:
     return "(" + ", ".join("?" if n is None else str(n) for n in var.type.shape) + ")"
 
@@ -112,6 +123,9 @@ class CompiledFunction:
         backend: the backend's name.
         trust_input: skip argument checks and conversions (the caller guarantees arrays of
             exactly the right dtype and shape); set it on the function or at creation.
+        check_rewrites: on every call, also evaluate each rewrite's original and
+            replacement with the NumPy backend and raise ``RewriteMismatch`` naming the
+            rule where they differ (a debug mode; slow).
     """
 
     def __init__(
@@ -122,6 +136,7 @@ class CompiledFunction:
         trace: RewriteTrace,
         backend: Backend,
         trust_input: bool,
+        check_rewrites: bool = False,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
@@ -132,11 +147,40 @@ class CompiledFunction:
         self.trust_input = trust_input
         self._specs = [InputSpec(v, i) for i, v in enumerate(inputs)]
         self._fn = backend.compile(inputs, graph)
+        self.check_rewrites = check_rewrites
+        self._checker: Any = None
 
     def __call__(self, *args: Any) -> Any:
         checked = args if self.trust_input else self.check_arguments(*args)
+        if self.check_rewrites and self.trace:
+            self._check_rewrites(checked)
         values = self._fn(*checked)
         return values[0] if self._single else list(values)
+
+    def _check_rewrites(self, args: tuple[Any, ...]) -> None:
+        """Evaluate every (before, after) pair of the trace on ``args`` with NumPy."""
+        from rewritekit.backends.numpy import NUMPY_BACKEND
+        from rewritekit.testing import rule_tolerance
+
+        if self._checker is None:
+            pairs = [v for entry in self.trace for v in (entry.before, entry.after)]
+            self._checker = NUMPY_BACKEND.compile(self.inputs, pairs)
+        with np.errstate(all="ignore"):
+            values = self._checker(*[np.asarray(a) for a in args])
+        for position, entry in enumerate(self.trace):
+            before, after = values[2 * position], values[2 * position + 1]
+            rtol, atol = rule_tolerance(entry.before.dtype)
+            close = np.isclose(before, after, rtol=rtol, atol=atol, equal_nan=True)
+            # a rewrite may turn a NaN or an overflow into the exact value (stabilization)
+            bad = ~close & ~(~_finite(before) & _finite(after))
+            if bad.any():
+                index = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.ndim else ()
+                raise RewriteMismatch(
+                    f"rule {entry.rule!r} changed a value on these inputs: "
+                    f"{_term(entry.before)} gives {np.asarray(before)[index]!r} but its "
+                    f"replacement {_term(entry.after)} gives {np.asarray(after)[index]!r} "
+                    f"(element {index}; rtol={rtol}, atol={atol})"
+                )
 
     def check_arguments(self, *args: Any) -> tuple[Any, ...]:
         """The arguments as a call would pass them on: checked, cast, or an error naming
@@ -171,6 +215,7 @@ def function(
     backend: str | Backend = "jax",
     rules: Any = "default",
     trust_input: bool = False,
+    check_rewrites: bool = False,
 ) -> CompiledFunction:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable.
 
@@ -184,6 +229,11 @@ def function(
             standard pipeline), a ``RuleSet``, a rule or a list of rules, or ``None`` (no
             rewriting). ``f.trace`` lists what fired (``rk.explain(f)`` shows it).
         trust_input: skip argument checks (see ``CompiledFunction.trust_input``).
+        check_rewrites: debug mode: each call also evaluates every rewrite's original
+            and replacement on the call's inputs with the NumPy backend and raises
+            ``RewriteMismatch`` naming the rule where they differ beyond the dtype's
+            tolerance (a replacement that is finite where the original overflowed or was
+            NaN is accepted: that is what stabilization does).
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
@@ -207,7 +257,13 @@ def function(
         )
     graph, trace = _rewrite(outs, rules)
     return CompiledFunction(
-        ins, outs[0] if single else outs, graph, trace, get_backend(backend), trust_input
+        ins,
+        outs[0] if single else outs,
+        graph,
+        trace,
+        get_backend(backend),
+        trust_input,
+        check_rewrites,
     )
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "GraphTypeError",
     "ReplaceError",
     "RewriteCycleError",
+    "RewriteMismatch",
     "RewritekitError",
     "RuleError",
     "RuleTypeError",
@@ -57,3 +58,7 @@ class RuleTypeError(RewritekitError, TypeError):
 
 class RewriteCycleError(RewritekitError, ValueError):
     """Rewriting did not converge: rules undo each other or keep growing a term."""
+
+
+class RewriteMismatch(RewritekitError, AssertionError):
+    """A rewrite changed a value on real inputs (``rk.function(..., check_rewrites=True)``)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from etuples.core import ExpressionTuple
@@ -15,7 +15,14 @@ from rewritekit.ir import Op, Var
 from rewritekit.rules.goals import INFERRING
 from rewritekit.rules.matcher import canonical_op, compile_builder, head_key, pattern_vars
 from rewritekit.rules.patterns import lvar, pattern_str
-from rewritekit.rules.rule import IndexKey, Rule, checked_name, fn_name, index_keys
+from rewritekit.rules.rule import (
+    IndexKey,
+    Rule,
+    checked_check_info,
+    checked_name,
+    fn_name,
+    index_keys,
+)
 
 __all__ = ["Relation", "relation"]
 
@@ -29,10 +36,13 @@ class Relation(Rule):
         name: str,
         ops: Any,
         tags: Iterable[str],
+        domain: Mapping[str, Any] | None = None,
+        example: Callable[[], Any] | None = None,
     ) -> None:
         self.name = checked_name(name)
         self.group = None
         self.tags = frozenset(tags)
+        self.domain, self.example = checked_check_info(name, domain, example)
         if not callable(fn):
             raise RuleError(f"relation {name!r}: expected a function (lhs, rhs) -> goal")
         self.fn = fn
@@ -72,6 +82,8 @@ def relation(
     name: str,
     ops: Any = None,
     tags: Iterable[str] = (),
+    domain: Mapping[str, Any] | None = None,
+    example: Callable[[], Any] | None = None,
 ) -> Rule:
     """A rule stated as a kanren relation between a term and its replacement.
 
@@ -89,6 +101,8 @@ def relation(
             for indexing. By default they are inferred by running the goal once on an
             unbound term; a relation whose heads cannot be inferred is tried on every node.
         tags: labels for rule sets.
+        domain, example: for ``rewritekit.testing.check_rule``, as for ``rule``; a
+            relation has no left side to instantiate, so give it an ``example``.
 
     Example:
         >>> def exp_log(lhs, rhs):
@@ -98,7 +112,7 @@ def relation(
         ...                  [eq(lhs, rt.log(rt.exp(a))), eq(rhs, a)])
         >>> inverse = relation(exp_log, name="exp_log")
     """
-    return Relation(fn, name, ops, tags)
+    return Relation(fn, name, ops, tags, domain, example)
 
 
 def _relation_keys(name: str, fn: Callable[[Any, Any], Any], ops: Any) -> tuple[IndexKey, ...]:

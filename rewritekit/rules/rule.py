@@ -88,9 +88,16 @@ class Rule:
             ``("any", None)`` (tried on every node).
         child_test: None, or a test on the Ops of a node's inputs that a match needs (the
             second level of the index).
+        domain: where the rule's inputs may be drawn to check it (``check_rule``): a map
+            from a pattern variable's or example input's name to a sampler name
+            (``"positive"``, ...) or function; None draws every input from ``"real"``.
+        example: a function of no arguments returning a graph the rule rewrites, or None
+            (then ``check_rule`` instantiates the left side).
     """
 
     child_test: Callable[[tuple[Any, ...]], bool] | None = None
+    domain: Mapping[str, Any] | None = None
+    example: Callable[[], Any] | None = None
 
     name: str
     group: str | None
@@ -110,6 +117,25 @@ class Rule:
             kanren: match through kanren unification instead of the compiled matcher.
         """
         raise NotImplementedError
+
+    def example_graph(self) -> Var:
+        """A graph the rule rewrites: its ``example()``, else its left side instantiated
+        with one float64 vector per pattern variable, named after it.
+
+        Raises:
+            RuleError: there is no example and the left side cannot be instantiated.
+        """
+        graph = self.example() if self.example is not None else self._instantiated()
+        if not isinstance(graph, Var):
+            raise RuleError(
+                f"rule {self.qualname!r}: its example must return a Var, got {type(graph).__name__}"
+            )
+        return graph
+
+    def _instantiated(self) -> Var:
+        raise RuleError(
+            f"rule {self.qualname!r} has no left side to instantiate; give it an example="
+        )
 
     def regrouped(self, group: str | None, tags: Iterable[str]) -> Rule:
         """A copy in rule set ``group`` (unless it has one) with ``tags`` added."""
@@ -163,16 +189,23 @@ class PatternRule(Rule):
         name: str,
         when: Callable[[Bindings], bool] | None,
         tags: Iterable[str],
+        domain: Mapping[str, Any] | None = None,
+        example: Callable[[], Any] | None = None,
     ) -> None:
         self.name = checked_name(name)
         self.group = None
         self.tags = frozenset(tags)
-        if isinstance(lhs, Var) and lhs.owner is not None and lhs.owner.nout == 1:
+        self.domain, self.example = checked_check_info(name, domain, example)
+        if isinstance(lhs, LogicVar) and callable(rhs) and not _is_pattern_value(rhs):
+            pass  # a bare variable: the rule is tried on every node (computed right side)
+        elif isinstance(lhs, Var) and lhs.owner is not None and lhs.owner.nout == 1:
             lhs = Pattern((lhs.owner.op, *lhs.owner.inputs))  # exactly this node
-        if not isinstance(lhs, ExpressionTuple):
+        if not isinstance(lhs, ExpressionTuple | LogicVar) or (
+            isinstance(lhs, LogicVar) and not callable(rhs)
+        ):
             raise RuleError(
-                f"rule {name!r}: the left side must be a term such as rt.log(1 + a), got "
-                f"{pattern_str(lhs)}"
+                f"rule {name!r}: the left side must be a term such as rt.log(1 + a) (or a "
+                f"bare variable with a function as the right side), got {pattern_str(lhs)}"
             )
         self.lhs = lhs
         self.rhs = rhs
@@ -200,6 +233,18 @@ class PatternRule(Rule):
                 f"function of the bindings, got {type(rhs).__name__}"
             )
         self._variants: list[Any] | None = None
+
+    def _instantiated(self) -> Var:
+        from rewritekit.tensor import vector
+
+        env = [vector(_var_name(v)) for v in self._slots]
+        try:
+            return compile_builder(self.lhs, self._slots)(env)  # type: ignore[no-any-return]
+        except Exception as exc:
+            raise RuleError(
+                f"rule {self.qualname!r}: cannot instantiate its left side with float "
+                f"vectors ({exc}); give it an example="
+            ) from exc
 
     def _bindings(self, env: list[Any], term: Var) -> Bindings:
         return Bindings({name: env[slot] for name, slot in self._names}, term)
@@ -247,6 +292,8 @@ def rule(
     name: str,
     when: Callable[[Bindings], bool] | None = None,
     tags: Iterable[str] = (),
+    domain: Mapping[str, Any] | None = None,
+    example: Callable[[], Any] | None = None,
 ) -> Rule:
     """A rewrite rule ``lhs -> rhs``.
 
@@ -260,6 +307,16 @@ def rule(
         name: the rule's name (snake_case), shown in traces and errors.
         when: a predicate on the ``Bindings``; the rule applies only where it is true.
         tags: labels for rule sets (``"canonicalize"``, ``"stabilize"``, ...).
+        domain: for ``rewritekit.testing.check_rule``: where each pattern variable's values
+            are drawn, by name (``{"a": "positive"}``); sampler names are listed in
+            ``rewritekit.testing.SAMPLERS``; a function ``(rng, shape, dtype) -> array``
+            also works. Unnamed variables are drawn from ``"real"``.
+        example: for ``check_rule`` and the docs: a function of no arguments returning a
+            graph that the rule rewrites. By default the left side is instantiated with a
+            float64 vector of length 3 per pattern variable.
+
+    A bare pattern variable as the left side matches every node; the right side must then
+    be a function of the bindings (constant folding is written this way).
 
     Raises:
         RuleError: the left side cannot be matched, or the right side uses variables the
@@ -271,7 +328,7 @@ def rule(
         >>> str(log1p)
         'log(1 + a) -> log1p(a)'
     """
-    return PatternRule(lhs, rhs, name, when, tags)
+    return PatternRule(lhs, rhs, name, when, tags, domain, example)
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -290,6 +347,16 @@ def index_keys(key: IndexKey) -> tuple[IndexKey, ...]:
     if kind == "class":
         return tuple(("class", cls) for cls in value)
     return (key,)
+
+
+def checked_check_info(
+    name: str, domain: Any, example: Any
+) -> tuple[Mapping[str, Any] | None, Callable[[], Any] | None]:
+    if domain is not None and not isinstance(domain, Mapping):
+        raise RuleError(f"rule {name!r}: domain must be a dict of names to samplers")
+    if example is not None and not callable(example):
+        raise RuleError(f"rule {name!r}: example must be a function returning a graph")
+    return domain, example
 
 
 def checked_name(name: Any) -> str:

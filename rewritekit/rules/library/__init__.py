@@ -1,18 +1,65 @@
-"""The standard rule library and the named pipelines ``rules="..."`` refers to.
+"""The standard rule library and the named pipelines that ``rules="..."`` refers to.
 
-The library's rules (canonicalize, stabilize, specialize, fold) are the subject of their own
-issue; until they land, ``"default"`` is the empty rule set, so ``rk.function`` compiles the
-graph as written.
+One module per theme, each exporting ``rules`` (a ``RuleSet`` named after its phase):
+
+- ``folding``: constant folding through the NumPy reference, static shapes, shape
+  inference (phase ``fold``);
+- ``canonical``, ``algebra``, ``structural``: identities, inverse pairs, the cancelling
+  sum/product canonicaliser, and shape/index/reduction simplifications (``canonicalize``);
+- ``stabilizing``: numerically stable forms (``stabilize``);
+- ``specializing``: cheaper forms (``specialize``).
+
+The pipelines are single rule sets, and the engine normalises every node against all of
+their rules at once, so the phases reach one joint fixpoint: a rule of one phase is never
+stranded by the output of a later one (PyTensor's #1476). Set order is priority at a node:
+fold, then canonicalize, stabilize, specialize.
 """
 
 from __future__ import annotations
 
+from rewritekit.rules.library import (
+    algebra,
+    canonical,
+    folding,
+    specializing,
+    stabilizing,
+    structural,
+)
 from rewritekit.rules.ruleset import RuleSet
 
-__all__ = ["NAMED", "default"]
+__all__ = [
+    "NAMED",
+    "canonicalize",
+    "default",
+    "fast_compile",
+    "fold",
+    "specialize",
+    "stabilize",
+    "stabilize_pipeline",
+]
+
+#: Constant folding, static-shape folding and shape inference.
+fold = RuleSet([folding.rules], name="fold")
+#: Algebraic identities, inverse pairs, the sum/product canonicaliser, shape simplification.
+canonicalize = RuleSet([canonical.rules, algebra.rules, structural.rules], name="canonicalize")
+#: Numerically stable forms: log1p, softplus, logsumexp, log_softmax, ...
+stabilize = RuleSet([stabilizing.rules], name="stabilize")
+#: Cheaper forms: square, sqrt, reciprocal, solve, dot, ...
+specialize = RuleSet([specializing.rules], name="specialize")
 
 #: The default pipeline of ``rk.function`` and ``rk.rewrite``.
-default = RuleSet([], name="default")
+default = RuleSet([fold, canonicalize, stabilize, specialize], name="default")
+#: ``rules="fast_compile"``: constant and shape folding only.
+fast_compile = RuleSet([fold], name="fast_compile")
+#: ``rules="stabilize"`` (and what ``rk.grad`` runs on a cost): fold, canonicalize, stabilize.
+stabilize_pipeline = RuleSet([fold, canonicalize, stabilize], name="stabilize")
 
 #: Rule sets by the names ``rules=`` accepts.
-NAMED: dict[str, RuleSet] = {"default": default}
+NAMED: dict[str, RuleSet] = {
+    "default": default,
+    "fast_compile": fast_compile,
+    "stabilize": stabilize_pipeline,
+    "fold": fold,
+    "canonicalize": canonicalize,
+    "specialize": specialize,
+}

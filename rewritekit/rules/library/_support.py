@@ -1,0 +1,72 @@
+"""Shared pieces of the standard library's rules: pattern variables, guards and helpers.
+
+Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answer a bool;
+helpers build replacements that keep the matched node's type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rewritekit.ir import Constant, Var
+from rewritekit.rules.patterns import lvar
+
+__all__ = [
+    "a",
+    "b",
+    "c",
+    "constant_value",
+    "is_constant",
+    "like_term",
+    "same_type",
+    "scalar_like",
+    "x",
+    "y",
+    "z",
+]
+
+a, b, c = lvar("a"), lvar("b"), lvar("c")
+x, y, z = lvar("x"), lvar("y"), lvar("z")
+
+
+def is_constant(var: Any) -> bool:
+    """``var`` is a graph Constant."""
+    return isinstance(var, Constant)
+
+
+def constant_value(var: Any) -> np.ndarray | None:
+    """The value of a Constant (a NumPy array), or None for anything else."""
+    return np.asarray(var.data) if isinstance(var, Constant) else None
+
+
+def scalar_like(var: Var) -> bool:
+    """Every axis of ``var`` has static length 1 (or it is a scalar): broadcasting it
+    against anything never changes the other operand's shape."""
+    return all(n == 1 for n in var.type.shape)
+
+
+def same_type(name: str) -> Any:
+    """A guard: the Var bound to ``name`` has exactly the matched node's type (dtype and
+    static shape), so replacing the node by it is safe."""
+
+    def guard(bindings: Any) -> bool:
+        return bool(bindings[name].type == bindings.term.type)
+
+    guard.__name__ = f"same_type({name})"
+    return guard
+
+
+def like_term(value: Any, term: Var) -> Var:
+    """``value`` given ``term``'s dtype and broadcast to ``term``'s shape (read from
+    ``shape(term)``, which shape inference rewrites without evaluating ``term``)."""
+    import rewritekit.tensor as rt
+    from rewritekit.ir import as_var
+
+    value = as_var(value, dtype=term.dtype)
+    if value.dtype != term.dtype:
+        value = rt.cast(value, term.dtype)
+    if value.type.shape != term.type.shape:
+        value = rt.broadcast_to(value, rt.shape(term))
+    return value
