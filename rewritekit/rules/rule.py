@@ -250,8 +250,16 @@ class PatternRule(Rule):
         return Bindings({name: env[slot] for name, slot in self._names}, term)
 
     def apply(self, var: Var, *, kanren: bool = False) -> Var | None:
-        env = self._kanren_match(var) if kanren else self._compiled_match(var)
-        if env is None:
+        if kanren:
+            return self._kanren_apply(var)
+        env = [UNSET] * len(self._slots)
+        return self._match(var, env, lambda env: self._replacement(env, var))  # type: ignore[no-any-return]
+
+    def _replacement(self, env: list[Any], var: Var) -> Var | None:
+        """The checked replacement for one match, or None (then the matcher backtracks: a
+        commutative Op tries its other order, so ``when`` and a declining right side both
+        see every ordering)."""
+        if self.when is not None and not self.when(self._bindings(env, var)):
             return None
         try:
             new = self._build(env, var)
@@ -262,25 +270,18 @@ class PatternRule(Rule):
             ) from exc
         return self._checked(var, new)
 
-    def _accept(self, env: list[Any], var: Var) -> bool:
-        return self.when is None or bool(self.when(self._bindings(env, var)))
-
-    def _compiled_match(self, var: Var) -> list[Any] | None:
-        env = [UNSET] * len(self._slots)
-        return self._match(var, env, lambda env: env if self._accept(env, var) else None)
-
-    def _kanren_match(self, var: Var) -> list[Any] | None:
+    def _kanren_apply(self, var: Var) -> Var | None:
         if self._variants is None:
             self._variants = commutative_variants(self.lhs)
         for variant in self._variants:
             for state in kanren_eq(var, variant)({}):
-                env = [reify(v, state) for v in self._slots]
-                if self._accept(env, var):
-                    return env
+                new = self._replacement([reify(v, state) for v in self._slots], var)
+                if new is not None:
+                    return new
         return None
 
     def __str__(self) -> str:
-        right = pattern_str(self.rhs) if _is_pattern_value(self.rhs) else "<function>"
+        right = pattern_str(self.rhs) if _is_pattern_value(self.rhs) else _doc_line(self.rhs)
         text = f"{pattern_str(self.lhs)} -> {right}"
         return text if self.when is None else f"{text}  when {fn_name(self.when)}"
 
@@ -367,6 +368,12 @@ def checked_name(name: Any) -> str:
 
 def _var_name(v: LogicVar) -> str:
     return v.name if isinstance(v, PatternVar) else str(v)
+
+
+def _doc_line(fn: Any) -> str:
+    """A computed right side as text: the first line of its docstring, or ``<function>``."""
+    lines = (getattr(fn, "__doc__", None) or "").strip().splitlines()
+    return lines[0] if lines else "<function>"
 
 
 def fn_name(fn: Any) -> str:

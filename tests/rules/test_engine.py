@@ -9,7 +9,7 @@ from rewritekit.errors import GraphTypeError, RewriteCycleError, RuleError, Rule
 from rewritekit.rules import RuleSet, lvar, rewrite, rule
 from tests.conftest import shallow_recursion
 
-a, b = lvar("a"), lvar("b")
+a, b, c = lvar("a"), lvar("b"), lvar("c")
 x, y = rt.vector("x"), rt.vector("y")
 
 mul_one = rule(a * 1, a, name="mul_one")
@@ -76,8 +76,24 @@ def test_structure_is_kept():
 def test_no_rules():
     graph = rt.exp(rt.log(x))
     assert rewrite(graph, None) is graph
-    assert rewrite(graph, "default") is graph
     assert rewrite(graph, []) is graph
+    assert rewrite(rt.sin(x), "default") is rt.sin(x)  # nothing in the library applies
+
+
+def test_a_declining_right_side_gets_the_other_order_of_a_commutative_op():
+    """The right side declines (None) for the written order; the swapped order is tried,
+    as it is when ``when`` fails."""
+    seen = []
+
+    def scalar_first(b):
+        seen.append(b.a)
+        return b.c * 2 if b.a.ndim == 0 else None
+
+    r = rule(a * c, scalar_first, name="scalar_first")
+    s = rt.scalar("s")
+    assert rewrite(x * s, [r]) is x * 2
+    assert seen[:2] == [x, s]
+    assert rewrite(x * s, [r], kanren=True) is x * 2
 
 
 def test_bad_arguments_name_the_culprit():

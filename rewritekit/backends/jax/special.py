@@ -29,9 +29,10 @@ def _log1mexp(x: jax.Array) -> jax.Array:
 
 
 def _xlogy(x: jax.Array, y: jax.Array) -> jax.Array:
-    # Only x == 0 with y == 0 needs care (0 * log 0 would be NaN); elsewhere x * log(y) is
-    # right, including its derivative log(y) at x == 0.
-    zero = (x == 0) & (y == 0)
+    # x == 0 gives 0 for every y but NaN (as SciPy: 0 * log(0), 0 * log(inf) and
+    # 0 * log(-1) would be NaN); elsewhere x * log(y) is right, including its derivative
+    # log(y) at x == 0.
+    zero = (x == 0) & ((y == 0) | jnp.isinf(y) | (y < 0))
     safe_y = jnp.where(zero, 1.0, y)
     return jnp.where(zero, jnp.zeros_like(x), x * jnp.log(safe_y))
 
