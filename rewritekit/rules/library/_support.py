@@ -1,7 +1,6 @@
-"""Shared pieces of the standard library's rules: pattern variables, guards and helpers.
+"""Shared pieces of the standard library's rules: pattern variables and guards.
 
-Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answer a bool;
-helpers build replacements that keep the matched node's type.
+Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answer a bool.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ __all__ = [
     "b",
     "c",
     "constant_value",
-    "is_constant",
-    "like_term",
     "same_type",
     "scalar_like",
     "x",
@@ -29,11 +26,6 @@ __all__ = [
 
 a, b, c = lvar("a"), lvar("b"), lvar("c")
 x, y, z = lvar("x"), lvar("y"), lvar("z")
-
-
-def is_constant(var: Any) -> bool:
-    """``var`` is a graph Constant."""
-    return isinstance(var, Constant)
 
 
 def constant_value(var: Any) -> np.ndarray | None:
@@ -56,17 +48,3 @@ def same_type(name: str) -> Any:
 
     guard.__name__ = f"same_type({name})"
     return guard
-
-
-def like_term(value: Any, term: Var) -> Var:
-    """``value`` given ``term``'s dtype and broadcast to ``term``'s shape (read from
-    ``shape(term)``, which shape inference rewrites without evaluating ``term``)."""
-    import rewritekit.tensor as rt
-    from rewritekit.ir import as_var
-
-    value = as_var(value, dtype=term.dtype)
-    if value.dtype != term.dtype:
-        value = rt.cast(value, term.dtype)
-    if value.type.shape != term.type.shape:
-        value = rt.broadcast_to(value, rt.shape(term))
-    return value
