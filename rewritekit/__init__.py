@@ -17,8 +17,8 @@ from rewritekit.errors import (
     GraphTypeError,
     ReplaceError,
     RewriteCycleError,
-    RewriteMismatch,
     RewritekitError,
+    RewriteMismatch,
     RuleError,
     RuleTypeError,
 )
@@ -49,6 +49,7 @@ __all__ = [
     "Op",
     "ReplaceError",
     "RewriteCycleError",
+    "RewriteMismatch",
     "RewritekitError",
     "RuleError",
     "RuleSet",

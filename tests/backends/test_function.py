@@ -133,7 +133,7 @@ def test_bad_function_definitions_name_the_culprit():
         rk.function(x, x)
     with pytest.raises(ValueError, match=r"unknown backend 'torch'; available: .*jax, numpy"):
         rk.function([x], x, backend="torch")
-    with pytest.raises(ValueError, match="unknown rule set 'fancy'; known: default"):
+    with pytest.raises(ValueError, match="unknown rule set 'fancy'; known: canonicalize, default"):
         rk.function([x], x, rules="fancy")
 
 
