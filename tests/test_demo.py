@@ -11,3 +11,12 @@ def test_demo_runs_and_shows_the_rewrite(capsys):
     assert "4. stabilize.softplus: log1p(exp(x)) -> softplus(x)" in out
     assert "rewritten : at x = 1e-20: 1e-20;  at x = 800: 800" in out
     assert "as written: at x = 1e-20: 0;  at x = 800: inf" in out
+
+
+def test_demo_shows_the_standard_library_exact_where_the_written_loss_overflows(capsys):
+    demo.standard_library()
+    out = capsys.readouterr().out
+    assert "default   : loss = 53.3333333333, grad = [ 0.666667 -0.666667]" in out
+    assert "rules=None: loss = inf" in out
+    assert "exact loss: 53.3333333333" in out
+    assert "stabilize.softplus_of_log_sigmoid" in out
