@@ -15,6 +15,7 @@ from rewritekit.rules.patterns import lvar
 __all__ = [
     "a",
     "b",
+    "broadcast_lengths",
     "c",
     "constant_value",
     "same_type",
@@ -48,3 +49,27 @@ def same_type(name: str) -> Any:
 
     guard.__name__ = f"same_type({name})"
     return guard
+
+
+def broadcast_lengths(shape: tuple[int | None, ...], operands: list[Var]) -> list[int | Var]:
+    """The run-time shape that broadcasting ``operands`` gives a result of static shape
+    ``shape``: the static length where known, else the length of the first operand with an
+    unknown length on that axis, or of the next one where that is 1 (broadcasting).
+
+    Rules use it to broadcast a replacement to the shape of the node it replaces without
+    reading ``shape(node)``, which would put the node into its own replacement.
+    """
+    import rewritekit.tensor as rt
+
+    parts: list[int | Var] = []
+    for axis, length in enumerate(shape):
+        if length is not None:
+            parts.append(length)
+            continue
+        back = len(shape) - axis
+        unknown = [v for v in operands if v.ndim >= back and v.type.shape[-back] is None]
+        part = rt.shape_i(unknown[0], -back)
+        for other in unknown[1:]:
+            part = rt.where(rt.equal(part, 1), rt.shape_i(other, -back), part)
+        parts.append(part)
+    return parts

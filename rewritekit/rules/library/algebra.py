@@ -45,7 +45,7 @@ import numpy as np
 
 import rewritekit.tensor as rt
 from rewritekit.ir import SUPPORTED_DTYPES, Constant, Var, broadcast_shapes, constant
-from rewritekit.rules.library._support import x, y
+from rewritekit.rules.library._support import broadcast_lengths, x, y
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
 from rewritekit.tensor.elemwise import Add, Multiply, Negative, Reciprocal, Subtract, TrueDivide
@@ -251,17 +251,7 @@ def _like_root(result: Var, root: Var, cancelled: list[Var]) -> Var:
     if result.type is root.type:
         return result
     sources = list(dict.fromkeys([result, *cancelled]))
-    parts: list[int | Var] = []
-    for axis, length in enumerate(root.type.shape):
-        if length is not None:
-            parts.append(length)
-            continue
-        back = root.ndim - axis
-        unknown = [v for v in sources if v.ndim >= back and v.type.shape[-back] is None]
-        part = rt.shape_i(unknown[0], -back)
-        for other in unknown[1:]:
-            part = rt.where(rt.equal(part, 1), rt.shape_i(other, -back), part)
-        parts.append(part)
+    parts = broadcast_lengths(root.type.shape, sources)
     return rt.broadcast_to(result, parts)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.ir import Var
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.rules.library._support import c, constant_value, x, y
+from rewritekit.rules.library._support import broadcast_lengths, c, constant_value, x, y
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -67,21 +67,15 @@ def _fitted(
     ordered = [v for i, v in enumerate(inputs) if v is not source and _first(v, inputs, i)]
     if source is not None:
         ordered.append(source)
-    parts: list[int | Var] = []
     exact = value.ndim == term.ndim
     for axis, length in enumerate(term.type.shape):
         if length is not None:
-            parts.append(length)
             exact = exact and value.type.shape[axis] == length
-            continue
-        back = term.ndim - axis
-        unknown = [v for v in ordered if v.ndim >= back and v.type.shape[-back] is None]
-        exact = exact and len(unknown) == 1 and unknown[0] is source
-        part = rt.shape_i(unknown[0], -back)
-        for other in unknown[1:]:  # broadcasting: the first length that is not 1
-            part = rt.where(rt.equal(part, 1), rt.shape_i(other, -back), part)
-        parts.append(part)
-    return value if exact else rt.broadcast_to(value, parts)
+        else:
+            back = term.ndim - axis
+            unknown = [v for v in ordered if v.ndim >= back and v.type.shape[-back] is None]
+            exact = exact and len(unknown) == 1 and unknown[0] is source
+    return value if exact else rt.broadcast_to(value, broadcast_lengths(term.type.shape, ordered))
 
 
 def _first(var: Var, inputs: Sequence[Var], index: int) -> bool:
