@@ -96,6 +96,11 @@ def test_gradients_are_as_stable_as_the_forward(build, point, exact):
     for backend in ("numpy", "jax"):
         got = float(rk.function([v], g, backend=backend)(point))
         assert got == pytest.approx(exact, rel=1e-12), backend
+    forward = rk.function([v], build(v))  # JAX differentiates the rewritten forward
+    with jax.enable_x64(True):
+        assert float(jax.grad(forward.jax_fn)(jnp.float64(point))) == pytest.approx(
+            exact, rel=1e-12
+        )
 
 
 def test_grad_keeps_an_intermediate_wrt():
