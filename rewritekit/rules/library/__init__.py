@@ -3,7 +3,7 @@
 One module per theme, each exporting ``rules`` (a ``RuleSet`` named after its phase):
 
 - ``folding``: constant folding through the NumPy reference, static shapes, shape
-  inference (phase ``fold``);
+  inference (phase ``fold``; the shape table is ``shape_inference``);
 - ``canonical``, ``algebra``, ``structural``: identities, inverse pairs, the cancelling
   sum/product canonicaliser, and shape/index/reduction simplifications (``canonicalize``);
 - ``stabilizing``: numerically stable forms (``stabilize``);
