@@ -44,6 +44,16 @@ def test_named_pipelines():
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.qualname)
+def test_every_rule_fires_on_its_own_example(rule):
+    graph = example_graph(rule)
+    rewritten, trace = rk.rewrite(graph, rk.rules.RuleSet([rule]), trace=True)
+    assert rewritten is not graph
+    assert rule.qualname in trace.fired()
+    before, after = catalog.example_pair(rule)  # what the catalogue shows
+    assert before != after
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.qualname)
 @settings(max_examples=8)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_rule_is_sound_on_its_domain(rule, seed):
