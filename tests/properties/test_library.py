@@ -4,11 +4,16 @@ every value the graph as written computes, and the two backends agree on its out
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rewritekit as rk
 import rewritekit.tensor as rt
+from rewritekit.backends.numpy import NumpyBackend
+from tests.properties.test_backends import _as_list
+from tests.properties.test_backends import _inputs as record_inputs
+from tests.records import collect
 
 x, y = rt.vector("x", shape=(5,)), rt.vector("y")
 m = rt.matrix("m", shape=(3, 5))
@@ -105,3 +110,47 @@ def test_both_backends_agree_on_the_rewritten_graph(graph):
         ref = np.asarray(rk.function(inputs, graph, backend="numpy")(*values))
         got = np.asarray(rk.function(inputs, graph, backend="jax")(*values))
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+# --- every Op record through the default pipeline ---------------------------------------
+
+RECORDS = collect()
+CHECKED_NUMPY = NumpyBackend(check_types=True)
+
+
+def _graphs(record, inputs):
+    """The record's outputs and, where the gradient tests cover it, the gradient of the sum
+    of its outputs (as written: the rewrite under test is the compile's)."""
+    outputs = list(_as_list(record.build(*inputs)))
+    wrt = [v for v in inputs if v.type.kind == "f"]
+    if not (record.checks_gradient() and wrt):
+        return outputs
+    cost = sum(rt.sum(o) for o in outputs if o.type.kind == "f")
+    return outputs + list(rk.grad(cost, wrt, disconnected="zero", stabilize=False))
+
+
+@pytest.mark.parametrize("index", range(len(RECORDS)), ids=[r.name for r in RECORDS])
+@settings(max_examples=5)
+@given(data=st.data())
+def test_the_default_pipeline_keeps_every_op_record(index, data):
+    """Every Op, with its gradient graph where it has one: compiled with the default
+    pipeline (with the NumPy backend checking every value against its declared type), it
+    computes what the graph as written computes, wherever that is finite."""
+    record = RECORDS[index]
+    dtype = data.draw(st.sampled_from(record.dtypes), label="dtype")
+    draw = record.grad_draw if record.grad_draw is not None and dtype == "float64" else None
+    arrays = (draw or record.draw)(data, dtype)
+    inputs = record_inputs(record, arrays)
+    graphs = _graphs(record, inputs)
+    written = rk.function(inputs, graphs, backend=CHECKED_NUMPY, rules=None)
+    rewritten = rk.function(inputs, graphs, backend=CHECKED_NUMPY)
+    with np.errstate(all="ignore"):
+        before, after = written(*arrays), rewritten(*arrays)
+    for i, (b, a) in enumerate(zip(before, after, strict=True)):
+        b, a = np.asarray(b), np.asarray(a)
+        assert (a.shape, a.dtype) == (b.shape, b.dtype), f"{record.name} output {i}"
+        rtol, atol = record.tolerance(b.dtype.name)
+        finite = np.isfinite(b) if b.dtype.kind in "fc" else np.ones(b.shape, bool)
+        np.testing.assert_allclose(
+            a[finite], b[finite], rtol=rtol, atol=atol, err_msg=f"{record.name} output {i}"
+        )
