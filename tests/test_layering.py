@@ -59,7 +59,10 @@ def test_importing_rewritekit_does_not_import_jax():
     assert result.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("package", ["rewritekit.tensor", "rewritekit.backends", "tests.records"])
+@pytest.mark.parametrize(
+    "package",
+    ["rewritekit.tensor", "rewritekit.backends", "rewritekit.rules.library", "tests.records"],
+)
 def test_no_name_shadows_a_submodule(package):
     """`from package import name` must give the submodule where one exists (a function of
     the same name re-exported by the package would replace it, depending on import order)."""
@@ -70,3 +73,10 @@ def test_no_name_shadows_a_submodule(package):
     for info in pkgutil.iter_modules(module.__path__):
         sub = importlib.import_module(f"{package}.{info.name}")
         assert getattr(module, info.name) is sub, f"{package}.{info.name} is shadowed"
+
+
+def test_the_library_never_imports_the_benchmark_extras():
+    """pytensor and matplotlib are the `bench` extra: bench/compare.py only."""
+    for path in PACKAGE.rglob("*.py"):
+        for name in _imports(path):
+            assert name.split(".")[0] not in {"pytensor", "matplotlib"}, f"{path} imports {name}"

@@ -1,0 +1,80 @@
+"""The benchmark harness (bench/compare.py) keeps working: a worker measures one system in
+its own process, and the report computes the ratios and flags disagreeing outputs. CI has
+no PyTensor, so only the rewritekit and JAX workers run here."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _compare():
+    spec = importlib.util.spec_from_file_location("bench_compare", BENCH / "compare.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("system", ["rewritekit", "jax"])
+def test_a_worker_measures_one_system_in_its_own_process(system):
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "compare.py"), "--worker", system, "W2", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["nodes_before"] > 0
+    assert result["calls"] >= 20
+    assert result["compile_s"] >= 0 and result["first_call_s"] > 0 and result["per_call_s"] > 0
+    sys.path.insert(0, str(BENCH))
+    try:
+        from workloads import WORKLOADS
+    finally:
+        sys.path.remove(str(BENCH))
+    a = WORKLOADS["W2"].data(3)
+    assert result["checksum"] == pytest.approx([sum(float(v * v + np.sin(v)) for v in a)])
+
+
+def test_the_report_gives_ratios_and_flags_disagreement():
+    compare = _compare()
+    base = {"workload": "W1", "n": 10, "nodes_before": 10, "nodes_after": 5, "build_s": 0.0}
+    rows = [
+        {
+            **base,
+            "system": "rewritekit",
+            "compile_s": 0.01,
+            "first_call_s": 0.1,
+            "per_call_s": 0.002,
+            "checksum": [1.0],
+        },
+        {
+            **base,
+            "system": "pytensor_jax",
+            "compile_s": 1.0,
+            "first_call_s": 0.1,
+            "per_call_s": 0.001,
+            "checksum": [1.0],
+        },
+        {**base, "system": "pytensor_c", "error": "RecursionError: maximum recursion depth"},
+        {
+            **base,
+            "system": "jax",
+            "compile_s": 0.0,
+            "first_call_s": 0.2,
+            "per_call_s": 0.004,
+            "checksum": [2.0],
+        },
+    ]
+    text = compare.report(rows)
+    assert "| W1 | 10 | 0.01 | - | 0.55 | 2 | **no** |" in text
+    assert "failed: RecursionError" in text
