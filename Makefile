@@ -17,6 +17,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
@@ -27,7 +31,9 @@ demo: $(VENV)/.installed-base
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.installed-base
+# compare.py takes about half an hour (PyTensor's C compiles); the others a few minutes
+bench: $(VENV)/.installed-bench
+	$(BIN)/python bench/compare.py
 	$(BIN)/python bench/ir_build.py
 	$(BIN)/python bench/runtime.py
 	$(BIN)/python bench/rewrite.py
