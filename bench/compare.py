@@ -154,6 +154,11 @@ def _preload(system: str) -> None:
     constant folding evaluates with its NumPy backend)."""
     for module in ["jax", "jax.numpy", *_PRELOAD.get(system, [])]:
         importlib.import_module(module)
+    if system == "rewritekit":  # the JAX implementations load on the first compile
+        from rewritekit.tensor import OP_FAMILIES
+
+        for family in OP_FAMILIES:
+            importlib.import_module(f"rewritekit.backends.jax.{family}")
 
 
 def worker(system: str, name: str, n: int) -> dict[str, Any]:
@@ -197,7 +202,8 @@ def _run(system: str, name: str, n: int, timeout: float) -> dict[str, Any]:
         return {"error": f"timeout after {timeout:.0f} s"}
     if done.returncode != 0:
         lines = (done.stderr or done.stdout).strip().splitlines()
-        last = lines[-1] if lines else f"exit code {done.returncode}"
+        errors = [line for line in lines if "Error" in line.split(":", 1)[0]]
+        last = (errors or lines or [f"exit code {done.returncode}"])[-1]
         return {"error": last[:200], "wall_s": time.perf_counter() - start}
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["wall_s"] = time.perf_counter() - start

@@ -39,13 +39,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 import rewritekit.tensor as rt
 from rewritekit.ir import SUPPORTED_DTYPES, Constant, Var, broadcast_shapes, constant
 from rewritekit.rules.library._support import broadcast_lengths, x, y
+from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
 from rewritekit.tensor.elemwise import Add, Multiply, Negative, Reciprocal, Subtract, TrueDivide
@@ -361,4 +362,105 @@ _rules: list[Rule] = [
     ),
 ]
 
-rules = RuleSet(_rules, name="canonicalize", tags={"canonicalize"})
+# --- collecting like terms -----------------------------------------------------------------
+
+k, j = lvar("k"), lvar("j")
+
+
+def _arithmetic(b: Bindings) -> bool:
+    return _kind(b.term) in "iufc" and b.x.dtype == b.term.dtype
+
+
+def _coefficients(*names: str) -> Callable[[Bindings], bool]:
+    """The named bindings are constants that broadcast nothing (every length 1) and have
+    the sum's dtype, so a coefficient of x."""
+
+    def guard(b: Bindings) -> bool:
+        return _arithmetic(b) and all(
+            isinstance(b[n], Constant)
+            and b[n].dtype == b.term.dtype
+            and all(length == 1 for length in b[n].type.shape)
+            for n in names
+        )
+
+    guard.__name__ = f"coefficients({', '.join(names)})"
+    return guard
+
+
+def _twice(build: Callable[[Var], Var]) -> Var:
+    return build(rt.vector("x"))
+
+
+def _scaled(b: Bindings, value: np.ndarray) -> Var:
+    return constant(np.asarray(value, dtype=b.term.dtype)) * b.x
+
+
+def _plus_one(b: Bindings) -> Var:
+    """(k + 1) * x"""
+    return _scaled(b, np.asarray(b.k.data) + 1)
+
+
+def _sum_of_coefficients(b: Bindings) -> Var:
+    """(k + j) * x"""
+    return _scaled(b, np.asarray(b.k.data) + np.asarray(b.j.data))
+
+
+def _minus_one(b: Bindings) -> Var:
+    """(k - 1) * x"""
+    return _scaled(b, np.asarray(b.k.data) - 1)
+
+
+def _one_minus(b: Bindings) -> Var:
+    """(1 - k) * x"""
+    return _scaled(b, 1 - np.asarray(b.k.data))
+
+
+def _difference_of_coefficients(b: Bindings) -> Var:
+    """(k - j) * x"""
+    return _scaled(b, np.asarray(b.k.data) - np.asarray(b.j.data))
+
+
+# A sum of copies of one term (the benchmarks' W4 adds exp(x)*sin(x) 200 times: the
+# hash-consed graph has one product and 199 additions of it) becomes one product, built
+# up bottom-up: t + t -> 2*t, 2*t + t -> 3*t, ... Exact for integers (modular arithmetic
+# agrees) and for x + x in floats; k*x + x rounds once instead of twice.
+_like_terms: list[Rule] = [
+    rule(x + x, 2 * x, name="collect_twice", when=_arithmetic),
+    rule(
+        k * x + x,
+        _plus_one,
+        name="collect_coefficient_plus_one",
+        when=_coefficients("k"),
+        example=lambda: _twice(lambda v: 3.0 * v + v),
+    ),
+    rule(
+        k * x + j * x,
+        _sum_of_coefficients,
+        name="collect_coefficients",
+        when=_coefficients("k", "j"),
+        example=lambda: _twice(lambda v: v * 2.5 + 1.5 * v),
+    ),
+    rule(
+        k * x - x,
+        _minus_one,
+        name="collect_coefficient_minus_one",
+        when=_coefficients("k"),
+        example=lambda: _twice(lambda v: 3.0 * v - v),
+    ),
+    rule(
+        x - k * x,
+        _one_minus,
+        name="collect_one_minus_coefficient",
+        when=_coefficients("k"),
+        example=lambda: _twice(lambda v: v - 3.0 * v),
+    ),
+    rule(
+        k * x - j * x,
+        _difference_of_coefficients,
+        name="collect_coefficient_difference",
+        when=_coefficients("k", "j"),
+        example=lambda: _twice(lambda v: v * 2.5 - 1.5 * v),
+    ),
+]
+
+rules = RuleSet([*_rules, *_like_terms], name="canonicalize", tags={"canonicalize"})
