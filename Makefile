@@ -31,7 +31,7 @@ demo: $(VENV)/.installed-base
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q
 
-# compare.py takes about half an hour (PyTensor's C compiles); the others a few minutes
+# compare.py takes about 5 minutes (PyTensor's first C compiles longer); the others a few more
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/compare.py
 	$(BIN)/python bench/ir_build.py
