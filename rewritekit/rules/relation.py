@@ -18,8 +18,6 @@ from rewritekit.rules.patterns import lvar, pattern_str
 from rewritekit.rules.rule import (
     IndexKey,
     Rule,
-    checked_check_info,
-    checked_name,
     fn_name,
     index_keys,
 )
@@ -39,10 +37,7 @@ class Relation(Rule):
         domain: Mapping[str, Any] | None = None,
         example: Callable[[], Any] | None = None,
     ) -> None:
-        self.name = checked_name(name)
-        self.group = None
-        self.tags = frozenset(tags)
-        self.domain, self.example = checked_check_info(name, domain, example)
+        self._identify(name, tags, domain, example)
         if not callable(fn):
             raise RuleError(f"relation {name!r}: expected a function (lhs, rhs) -> goal")
         self.fn = fn

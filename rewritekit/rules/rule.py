@@ -118,6 +118,23 @@ class Rule:
         """
         raise NotImplementedError
 
+    def _identify(
+        self,
+        name: Any,
+        tags: Iterable[str],
+        domain: Mapping[str, Any] | None,
+        example: Callable[[], Any] | None,
+    ) -> None:
+        """Set what every rule has: its checked name, tags, domain and example."""
+        self.name = checked_name(name)
+        self.group = None
+        self.tags = frozenset(tags)
+        if domain is not None and not isinstance(domain, Mapping):
+            raise RuleError(f"rule {name!r}: domain must be a dict of names to samplers")
+        if example is not None and not callable(example):
+            raise RuleError(f"rule {name!r}: example must be a function returning a graph")
+        self.domain, self.example = domain, example
+
     def example_graph(self) -> Var:
         """A graph the rule rewrites: its ``example()``, else its left side instantiated
         with one float64 vector per pattern variable, named after it.
@@ -192,10 +209,7 @@ class PatternRule(Rule):
         domain: Mapping[str, Any] | None = None,
         example: Callable[[], Any] | None = None,
     ) -> None:
-        self.name = checked_name(name)
-        self.group = None
-        self.tags = frozenset(tags)
-        self.domain, self.example = checked_check_info(name, domain, example)
+        self._identify(name, tags, domain, example)
         if isinstance(lhs, LogicVar) and callable(rhs) and not _is_pattern_value(rhs):
             pass  # a bare variable: the rule is tried on every node (computed right side)
         elif isinstance(lhs, Var) and lhs.owner is not None and lhs.owner.nout == 1:
@@ -348,16 +362,6 @@ def index_keys(key: IndexKey) -> tuple[IndexKey, ...]:
     if kind == "class":
         return tuple(("class", cls) for cls in value)
     return (key,)
-
-
-def checked_check_info(
-    name: str, domain: Any, example: Any
-) -> tuple[Mapping[str, Any] | None, Callable[[], Any] | None]:
-    if domain is not None and not isinstance(domain, Mapping):
-        raise RuleError(f"rule {name!r}: domain must be a dict of names to samplers")
-    if example is not None and not callable(example):
-        raise RuleError(f"rule {name!r}: example must be a function returning a graph")
-    return domain, example
 
 
 def checked_name(name: Any) -> str:
