@@ -21,17 +21,15 @@ import platform
 import time
 from collections import Counter
 
+from workloads import w5_cost
+
 import rewritekit as rk
 import rewritekit.tensor as rt
 
 
 def w5(n: int) -> tuple[rk.Var, list[rk.Var]]:
     x, w = rt.scalar("x"), rt.vector("w", shape=(n,))
-    terms = [rt.log(1 + rt.exp(x * w[i] - i)) + rt.sigmoid(x * i) ** 2 for i in range(n)]
-    cost = terms[0]
-    for t in terms[1:]:
-        cost = cost + t
-    return cost, [x, w]
+    return w5_cost(x, w, (rt.log, rt.exp, rt.sigmoid), terms=n), [x, w]
 
 
 def best_of(

@@ -49,7 +49,8 @@ def _rng() -> np.random.Generator:
     return np.random.default_rng(20261123)
 
 
-def _w1_step(y: Any, log: Any, exp: Any) -> Any:
+def w1_step(y: Any, log: Any, exp: Any) -> Any:
+    """One step of W1 (``log``/``exp`` from the system's namespace)."""
     return 0.5 * log(1 + exp(y)) + y / 2 - exp(-y * y) * 0.1
 
 
@@ -62,7 +63,7 @@ def _w1_rk(n: int) -> tuple[list[Any], list[Any]]:
     x = rt.vector("x", shape=(1000,))
     y = x
     for _ in range(n):
-        y = _w1_step(y, rt.log, rt.exp)
+        y = w1_step(y, rt.log, rt.exp)
     return [x], [rt.sum(y)]
 
 
@@ -72,7 +73,7 @@ def _w1_pt(n: int) -> tuple[list[Any], list[Any]]:
     x = pt.dvector("x", shape=(1000,))
     y = x
     for _ in range(n):
-        y = _w1_step(y, pt.log, pt.exp)
+        y = w1_step(y, pt.log, pt.exp)
     return [x], [pt.sum(y)]
 
 
@@ -82,7 +83,7 @@ def _w1_jax(n: int) -> Callable[..., Any]:
     def f(x: Any) -> list[Any]:
         y = x
         for _ in range(n):
-            y = _w1_step(y, jnp.log, jnp.exp)
+            y = w1_step(y, jnp.log, jnp.exp)
         return [jnp.sum(y)]
 
     return f
@@ -242,10 +243,11 @@ def _w4_jax(n: int) -> Callable[..., Any]:
 _W5_TERMS = 200
 
 
-def _w5_cost(x: Any, w: Any, ops: Any) -> Any:
+def w5_cost(x: Any, w: Any, ops: Any, terms: int = _W5_TERMS) -> Any:
+    """W5's cost over ``terms`` terms (``ops``: the system's log, exp and sigmoid)."""
     log, exp, sigmoid = ops
     cost = None
-    for i in range(_W5_TERMS):
+    for i in range(terms):
         term = log(1 + exp(x * w[i] - i)) + sigmoid(x * i) ** 2
         cost = term if cost is None else cost + term
     return cost
@@ -256,7 +258,7 @@ def _w5_rk(n: int) -> tuple[list[Any], list[Any]]:
     import rewritekit.tensor as rt
 
     x, w = rt.scalar("x"), rt.vector("w", shape=(_W5_TERMS,))
-    cost = _w5_cost(x, w, (rt.log, rt.exp, rt.sigmoid))
+    cost = w5_cost(x, w, (rt.log, rt.exp, rt.sigmoid))
     return [x, w], [cost, *rk.grad(cost, [x, w])]
 
 
@@ -265,7 +267,7 @@ def _w5_pt(n: int) -> tuple[list[Any], list[Any]]:
     import pytensor.tensor as pt
 
     x, w = pt.dscalar("x"), pt.dvector("w", shape=(_W5_TERMS,))
-    cost = _w5_cost(x, w, (pt.log, pt.exp, pt.sigmoid))
+    cost = w5_cost(x, w, (pt.log, pt.exp, pt.sigmoid))
     return [x, w], [cost, *pytensor.grad(cost, [x, w])]
 
 
@@ -274,7 +276,7 @@ def _w5_jax(n: int) -> Callable[..., Any]:
     import jax.numpy as jnp
 
     def cost(x: Any, w: Any) -> Any:
-        return _w5_cost(x, w, (jnp.log, jnp.exp, jax.nn.sigmoid))
+        return w5_cost(x, w, (jnp.log, jnp.exp, jax.nn.sigmoid))
 
     value_and_grad = jax.value_and_grad(cost, argnums=(0, 1))
 
