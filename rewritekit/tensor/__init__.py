@@ -38,6 +38,7 @@ OP_FAMILIES = (
     "gradient",
     "linalg",
     "products",
+    "random",
     "reduction",
     "shapes",
     "sorting",

@@ -12,7 +12,8 @@ paying for jax until a graph is compiled::
 Lowering rules:
 
 - A node whose inputs are all concrete NumPy values (constants, static shapes) runs with
-  its NumPy implementation while JAX traces, so shape arithmetic such as
+  its NumPy implementation while JAX traces (except Ops marked ``foldable = False``, the
+  random variables, which always draw with ``jax.random``), so shape arithmetic such as
   ``rt.reshape(x, (x.shape[0] // 2, 2))`` is static under ``jax.jit``, and constant
   subgraphs are folded.
 - The compiled function runs under ``jax.enable_x64(True)``: a float64 graph computes and
@@ -51,6 +52,8 @@ _CONCRETE = (np.ndarray, np.generic)
 
 def _implement(node: Apply) -> Callable[..., Any]:
     traced = jax_funcify(node.op, node)
+    if not getattr(node.op, "foldable", True):
+        return traced  # random Ops: JAX's generator even when every input is concrete
     concrete: list[Callable[..., Any]] = []  # the NumPy implementation, found on first need
 
     def run(*args: Any) -> Any:

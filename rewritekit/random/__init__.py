@@ -1,0 +1,237 @@
+"""Random variables with explicit keys: ``import rewritekit.random as rr``.
+
+Every sampler takes a key and returns ``(next_key, draw)``, as in JAX: no generator state
+is hidden in the graph, so a compiled sampler called twice with the same key gives the
+same draw, and the returned key gives fresh draws. Keys are ``uint32[2]`` arrays (JAX's raw
+keys): ``rr.key()`` is a symbolic key input, ``rr.seed(n)`` a concrete one.
+
+Example:
+    >>> import rewritekit as rk
+    >>> import rewritekit.random as rr
+    >>> key = rr.key("key")
+    >>> k, mu = rr.normal(key, 0.0, 5.0)
+    >>> k, x = rr.normal(k, mu, 1.0, size=(3,))
+    >>> f = rk.function([key], [k, x], backend="numpy")
+    >>> next_key, draws = f(rr.seed(0))
+    >>> draws.shape
+    (3,)
+
+Parameters broadcast as in NumPy. ``size`` is the batch shape of the draw (static, or
+taken from symbolic shapes such as ``x.shape``); ``None`` draws the parameters' broadcast
+shape. Multivariate distributions add their core axes after it (``multivariate_normal``
+with ``size=(5,)`` and K = 3 draws shape ``(5, 3)``). Continuous draws take the float dtype
+of their parameters (``dtype=`` overrides it); discrete draws are int64.
+
+The NumPy backend draws with ``numpy.random.Generator`` (PCG64) seeded from the key, the
+JAX backend with ``jax.random``: the same distribution, not the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rewritekit.errors import DTypeError, GraphTypeError
+from rewritekit.ir import Var, as_var, constant
+from rewritekit.tensor import random as _rv
+from rewritekit.tensor.random import KEY_TYPE, RandomVariable
+from rewritekit.tensor.shapes import as_shape_vector, static_shape_of
+
+__all__ = [
+    "KEY_TYPE",
+    "RandomVariable",
+    "bernoulli",
+    "beta",
+    "binomial",
+    "categorical",
+    "cauchy",
+    "dirichlet",
+    "exponential",
+    "gamma",
+    "halfcauchy",
+    "halfnormal",
+    "inverse_gamma",
+    "is_draw",
+    "key",
+    "lognormal",
+    "multivariate_normal",
+    "normal",
+    "poisson",
+    "seed",
+    "student_t",
+    "uniform",
+]
+
+Pair = tuple[Var, Var]
+
+
+def key(name: str = "key") -> Var:
+    """A symbolic key: a ``uint32[2]`` input Var.
+
+    Example:
+        >>> rr.key("k").type
+        TensorType(dtype='uint32', shape=(2,))
+    """
+    return Var(KEY_TYPE, name)
+
+
+def seed(n: int) -> np.ndarray:
+    """A concrete key from an integer seed, the same array as ``jax.random.PRNGKey(n)``.
+
+    Example:
+        >>> rr.seed(42)
+        array([ 0, 42], dtype=uint32)
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n < 2**64:
+        raise GraphTypeError(f"seed: expected an int in [0, 2**64), got {n!r}")
+    n = int(n)
+    return np.array([n >> 32, n & 0xFFFFFFFF], dtype=np.uint32)
+
+
+def is_draw(var: Any) -> bool:
+    """True when ``var`` is the draw (second output) of a random variable."""
+    owner = getattr(var, "owner", None)
+    return owner is not None and isinstance(owner.op, RandomVariable) and var.index == 1
+
+
+def _draw(
+    cls: type[RandomVariable], rng_key: Any, params: tuple[Any, ...], size: Any, dtype: Any
+) -> Pair:
+    rng_key = as_var(rng_key, context=f"{cls.name}: key")
+    if rng_key.type is not KEY_TYPE:
+        raise DTypeError(
+            f"{cls.name}: the key must be {KEY_TYPE} (rr.key() or rr.seed(n)), got "
+            f"{rng_key.type} for {rng_key!r}"
+        )
+    out_dtype = _rv.draw_dtype(cls, params, dtype)
+    inputs = [
+        _rv.param_input(cls, name, value, out_dtype)
+        for name, value in zip(cls.params, params, strict=True)
+    ]
+    if size is None:
+        op, vector = cls(None, out_dtype), constant(np.zeros(0, dtype=np.int64))
+    else:
+        vector = as_shape_vector(size, cls.name)
+        op = cls(static_shape_of(vector), out_dtype)
+    return op(rng_key, vector, *inputs)
+
+
+def normal(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Normal(loc, scale).
+
+    Example:
+        >>> k, x = rr.normal(rr.key(), 0.0, 1.0, size=(3,))
+        >>> x.type
+        TensorType(dtype='float64', shape=(3,))
+    """
+    return _draw(_rv.NormalRV, key, (loc, scale), size, dtype)
+
+
+def halfnormal(key: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from |Normal(0, scale)|."""
+    return _draw(_rv.HalfNormalRV, key, (scale,), size, dtype)
+
+
+def cauchy(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Cauchy(loc, scale)."""
+    return _draw(_rv.CauchyRV, key, (loc, scale), size, dtype)
+
+
+def halfcauchy(key: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from |Cauchy(0, scale)|."""
+    return _draw(_rv.HalfCauchyRV, key, (scale,), size, dtype)
+
+
+def exponential(key: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from the exponential distribution with mean ``scale`` (NumPy's convention;
+    the rate is 1 / scale)."""
+    return _draw(_rv.ExponentialRV, key, (scale,), size, dtype)
+
+
+def gamma(key: Any, alpha: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from Gamma(alpha, scale) (NumPy's ``gamma(shape, scale)``; mean alpha*scale)."""
+    return _draw(_rv.GammaRV, key, (alpha, scale), size, dtype)
+
+
+def inverse_gamma(
+    key: Any, alpha: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from the inverse gamma distribution (SciPy's ``invgamma(alpha, scale=scale)``)."""
+    return _draw(_rv.InverseGammaRV, key, (alpha, scale), size, dtype)
+
+
+def beta(key: Any, alpha: Any, beta: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from Beta(alpha, beta)."""
+    return _draw(_rv.BetaRV, key, (alpha, beta), size, dtype)
+
+
+def uniform(
+    key: Any, low: Any = 0.0, high: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Uniform[low, high)."""
+    return _draw(_rv.UniformRV, key, (low, high), size, dtype)
+
+
+def student_t(
+    key: Any, df: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Student's t with ``df`` degrees of freedom, ``loc + scale * t``."""
+    return _draw(_rv.StudentTRV, key, (df, loc, scale), size, dtype)
+
+
+def lognormal(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from exp(Normal(loc, scale))."""
+    return _draw(_rv.LogNormalRV, key, (loc, scale), size, dtype)
+
+
+def bernoulli(
+    key: Any, p: Any = None, *, logit: Any = None, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws 1 with probability ``p`` (or sigmoid(``logit``)), else 0; give exactly one.
+
+    Example:
+        >>> k, y = rr.bernoulli(rr.key(), logit=rt.vector("eta"))
+        >>> y.dtype
+        'int64'
+    """
+    if (p is None) == (logit is None):
+        raise GraphTypeError("bernoulli: give exactly one of p and logit")
+    if logit is not None:
+        return _draw(_rv.BernoulliLogitRV, key, (logit,), size, dtype)
+    return _draw(_rv.BernoulliRV, key, (p,), size, dtype)
+
+
+def poisson(key: Any, lam: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from Poisson(lam)."""
+    return _draw(_rv.PoissonRV, key, (lam,), size, dtype)
+
+
+def binomial(key: Any, n: Any, p: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws the number of successes in ``n`` trials of probability ``p``."""
+    return _draw(_rv.BinomialRV, key, (n, p), size, dtype)
+
+
+def categorical(key: Any, p: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws an index k in [0, K) with probability p[..., k] (``p``'s last axis, normalised
+    by its sum); the draw has ``p``'s batch shape ``p.shape[:-1]`` (or ``size``)."""
+    return _draw(_rv.CategoricalRV, key, (p,), size, dtype)
+
+
+def multivariate_normal(
+    key: Any, mean: Any, cov: Any, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws K-vectors from the multivariate normal with ``mean[..., K]`` and covariance
+    ``cov[..., K, K]`` (positive definite); the draw's shape is ``size + (K,)``."""
+    return _draw(_rv.MultivariateNormalRV, key, (mean, cov), size, dtype)
+
+
+def dirichlet(key: Any, alpha: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws points of the K-simplex with concentrations ``alpha[..., K]``."""
+    return _draw(_rv.DirichletRV, key, (alpha,), size, dtype)

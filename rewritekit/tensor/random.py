@@ -1,0 +1,359 @@
+"""Random variables: draws from distributions, driven by explicit keys.
+
+A random variable is an Op with two outputs, the next key and the draw. Its inputs are a
+key (``uint32[2]``, as JAX's raw keys), the size vector (int64; empty when the draw takes
+the parameters' broadcast shape) and the distribution's parameters. The same key gives the
+same draw; the returned key gives fresh ones. No generator state is hidden anywhere, so a
+graph is a pure function of its keys, and hash-consing two identical calls into one node
+is exact (same key, same draw).
+
+Random Ops are never constant-folded (``foldable = False``): a constant key would otherwise
+freeze one NumPy draw into a graph meant for JAX's generator. They have no derivative with
+respect to their parameters through sampling; gradients flow through log-densities
+(``rewritekit.logprob``).
+
+The user functions live in ``rewritekit.random`` (``import rewritekit.random as rr``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
+from rewritekit.ir import Op, TensorType, Var, as_var, short_name
+from rewritekit.ir.types import broadcast_shapes, result_dtype
+
+__all__: list[str] = []  # the user functions are rewritekit.random's
+
+KEY_TYPE = TensorType("uint32", (2,))
+_SIZE_NONE = TensorType("int64", (0,))
+
+
+class RandomVariable(Op):
+    """A draw from a distribution: inputs ``(key, size, *params)``, outputs ``(next_key,
+    draw)``.
+
+    Parameters (``__props__``): ``size``, the static batch shape of the draw (an int per
+    known length, ``None`` per length known only at run time; ``None`` for the parameters'
+    broadcast shape), and ``dtype``, the draw's dtype.
+
+    Subclasses give ``params`` (the parameter names), ``ndims_params`` (the number of core
+    axes of each parameter: 0 for scalars, 1 for a vector such as a categorical's ``p``),
+    ``ndim_supp`` (the core axes of one draw) and ``kind`` (``"f"`` continuous, ``"i"``
+    discrete).
+    """
+
+    abstract = True
+    foldable = False
+    __props__ = ("size", "dtype")
+
+    params: ClassVar[tuple[str, ...]] = ()
+    ndims_params: ClassVar[tuple[int, ...]] = ()
+    ndim_supp: ClassVar[int] = 0
+    kind: ClassVar[str] = "f"
+
+    size: tuple[int | None, ...] | None
+    dtype: str
+
+    def __init__(self, size: Any, dtype: Any) -> None:
+        if size is not None:
+            size = tuple(None if d is None else int(d) for d in size)
+        super().__init__(size, TensorType(dtype).dtype)
+
+    def infer_types(self, key: TensorType, size: TensorType, *params: TensorType) -> Any:
+        _check_key(self.name, key)
+        expected = _SIZE_NONE if self.size is None else TensorType("int64", (len(self.size),))
+        if size.kind not in "iu" or size.shape != expected.shape:
+            raise ShapeError(f"{self.name}: the size input must be {expected}, got {size}")
+        if len(params) != len(self.params):
+            raise GraphTypeError(
+                f"{self.name}: expected {len(self.params)} parameters {self.params}, "
+                f"got {len(params)}"
+            )
+        batch = self._batch_shape(params)
+        return (KEY_TYPE, TensorType(self.dtype, batch + self.support_shape(*params)))
+
+    def _batch_shape(self, params: tuple[TensorType, ...]) -> tuple[int | None, ...]:
+        batches = []
+        for name, core, t in zip(self.params, self.ndims_params, params, strict=True):
+            if t.kind not in "biuf":
+                raise DTypeError(f"{self.name}: parameter {name!r} has dtype {t.dtype}")
+            if t.ndim < core:
+                raise ShapeError(
+                    f"{self.name}: parameter {name!r} needs at least {core} axes, got {t}"
+                )
+            batches.append(t.shape[: t.ndim - core])
+        try:
+            batch = broadcast_shapes(*batches) if batches else ()
+        except BroadcastError as exc:
+            raise BroadcastError(f"{self.name}: parameters do not broadcast: {exc}") from None
+        if self.size is None:
+            return tuple(batch)
+        if len(batch) > len(self.size) or _broadcast_to(batch, self.size) is None:
+            raise BroadcastError(
+                f"{self.name}: size {_shape_str(self.size)} does not fit the parameters' "
+                f"batch shape {_shape_str(batch)} (they must broadcast to the size)"
+            )
+        return _broadcast_to(batch, self.size)  # type: ignore[return-value]
+
+    def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
+        """The core shape of one draw (``()`` for scalar distributions)."""
+        return ()
+
+    def vjp(
+        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
+    ) -> list[Var | None]:
+        shown = ", ".join(self.params)
+        raise NotImplementedError(
+            f"{self.name}: a random draw has no gradient with respect to its parameters "
+            f"({shown}) through sampling; differentiate a log-density instead "
+            "(rewritekit.logprob.logprob or joint_logprob)"
+        )
+
+
+def _check_key(name: str, key: TensorType) -> None:
+    if key is not KEY_TYPE:
+        raise DTypeError(f"{name}: the key must be {KEY_TYPE} (rr.key() or rr.seed(n)), got {key}")
+
+
+def _broadcast_to(
+    batch: tuple[int | None, ...], size: tuple[int | None, ...]
+) -> tuple[int | None, ...] | None:
+    """``size``, refined by ``batch``'s known lengths, or None when ``batch`` cannot
+    broadcast to it."""
+    out = list(size)
+    offset = len(size) - len(batch)
+    for i, d in enumerate(batch):
+        s = size[offset + i]
+        if d is None or d == 1:
+            continue
+        if s is None:
+            out[offset + i] = d
+        elif s != d:
+            return None
+    return tuple(out)
+
+
+def _shape_str(shape: tuple[int | None, ...]) -> str:
+    inner = ", ".join("?" if d is None else str(d) for d in shape)
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+# --- the distributions ------------------------------------------------------------------
+
+
+class ScalarRV(RandomVariable):
+    """A distribution whose parameters and draws are scalars (elementwise)."""
+
+    abstract = True
+
+
+class NormalRV(ScalarRV):
+    """Normal(loc, scale): density exp(-((x - loc) / scale)^2 / 2) / (scale sqrt(2 pi))."""
+
+    name = "normal"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class HalfNormalRV(ScalarRV):
+    """|Normal(0, scale)|, on x >= 0."""
+
+    name = "halfnormal"
+    params = ("scale",)
+    ndims_params = (0,)
+
+
+class CauchyRV(ScalarRV):
+    """Cauchy(loc, scale): density 1 / (pi scale (1 + ((x - loc) / scale)^2))."""
+
+    name = "cauchy"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class HalfCauchyRV(ScalarRV):
+    """|Cauchy(0, scale)|, on x >= 0."""
+
+    name = "halfcauchy"
+    params = ("scale",)
+    ndims_params = (0,)
+
+
+class ExponentialRV(ScalarRV):
+    """Exponential with mean ``scale`` (rate 1 / scale), on x >= 0."""
+
+    name = "exponential"
+    params = ("scale",)
+    ndims_params = (0,)
+
+
+class GammaRV(ScalarRV):
+    """Gamma(alpha, scale): density x^(alpha-1) e^(-x/scale) / (Gamma(alpha) scale^alpha)."""
+
+    name = "gamma"
+    params = ("alpha", "scale")
+    ndims_params = (0, 0)
+
+
+class InverseGammaRV(ScalarRV):
+    """1 / Gamma(alpha, 1 / scale): density scale^alpha x^(-alpha-1) e^(-scale/x) /
+    Gamma(alpha), on x > 0."""
+
+    name = "inverse_gamma"
+    params = ("alpha", "scale")
+    ndims_params = (0, 0)
+
+
+class BetaRV(ScalarRV):
+    """Beta(alpha, beta) on [0, 1]."""
+
+    name = "beta"
+    params = ("alpha", "beta")
+    ndims_params = (0, 0)
+
+
+class UniformRV(ScalarRV):
+    """Uniform on [low, high)."""
+
+    name = "uniform"
+    params = ("low", "high")
+    ndims_params = (0, 0)
+
+
+class StudentTRV(ScalarRV):
+    """Student's t with ``df`` degrees of freedom, shifted by ``loc`` and scaled by
+    ``scale``."""
+
+    name = "student_t"
+    params = ("df", "loc", "scale")
+    ndims_params = (0, 0, 0)
+
+
+class LogNormalRV(ScalarRV):
+    """exp(Normal(loc, scale)), on x > 0."""
+
+    name = "lognormal"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class BernoulliRV(ScalarRV):
+    """1 with probability ``p``, else 0."""
+
+    name = "bernoulli"
+    params = ("p",)
+    ndims_params = (0,)
+    kind = "i"
+
+
+class BernoulliLogitRV(ScalarRV):
+    """1 with probability sigmoid(``logit``), else 0."""
+
+    name = "bernoulli_logit"
+    params = ("logit",)
+    ndims_params = (0,)
+    kind = "i"
+
+
+class PoissonRV(ScalarRV):
+    """Poisson with mean ``lam``: k = 0, 1, 2, ..."""
+
+    name = "poisson"
+    params = ("lam",)
+    ndims_params = (0,)
+    kind = "i"
+
+
+class BinomialRV(ScalarRV):
+    """The number of successes in ``n`` trials of probability ``p``."""
+
+    name = "binomial"
+    params = ("n", "p")
+    ndims_params = (0, 0)
+    kind = "i"
+
+
+class CategoricalRV(RandomVariable):
+    """An index k in [0, K) with probability p[..., k] / sum(p[..., :]) (``p``'s last axis
+    holds the K probabilities)."""
+
+    name = "categorical"
+    params = ("p",)
+    ndims_params = (1,)
+    kind = "i"
+
+
+class MultivariateNormalRV(RandomVariable):
+    """A K-vector with mean ``mean[..., K]`` and covariance ``cov[..., K, K]``."""
+
+    name = "multivariate_normal"
+    params = ("mean", "cov")
+    ndims_params = (1, 2)
+    ndim_supp = 1
+
+    def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
+        mean, cov = params
+        lengths = {d for d in (mean.shape[-1], cov.shape[-1], cov.shape[-2]) if d is not None}
+        if len(lengths) > 1:
+            raise ShapeError(
+                f"{self.name}: mean {mean} and cov {cov} disagree on the length K of a draw"
+            )
+        return (lengths.pop() if lengths else None,)
+
+
+class DirichletRV(RandomVariable):
+    """A point of the simplex: K weights >= 0 summing to 1, with concentrations
+    ``alpha[..., K]``."""
+
+    name = "dirichlet"
+    params = ("alpha",)
+    ndims_params = (1,)
+    ndim_supp = 1
+
+    def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
+        return (params[0].shape[-1],)
+
+
+def draw_dtype(op_class: type[RandomVariable], params: tuple[Any, ...], dtype: Any) -> str:
+    """The dtype of a draw: ``dtype`` if given; int64 for discrete distributions; else the
+    float dtype of the parameters (Python numbers are weak: float32 parameters give
+    float32 draws, numbers alone float64)."""
+    if dtype is not None:
+        chosen = TensorType(dtype).dtype
+        if np.dtype(chosen).kind != op_class.kind:
+            want = "a float" if op_class.kind == "f" else "an integer"
+            raise DTypeError(f"{op_class.name}: dtype must be {want} dtype, got {chosen}")
+        return chosen
+    if op_class.kind == "i":
+        return "int64"
+    kinds = [_dtype_item(p) for p in params]
+    return result_dtype(*kinds, 0.0)
+
+
+def _dtype_item(value: Any) -> Any:
+    if isinstance(value, Var):
+        return value.type
+    if isinstance(value, (bool, int, float)):
+        return value  # weak
+    return np.asarray(value).dtype
+
+
+def param_input(op_class: type[RandomVariable], name: str, value: Any, dtype: str) -> Var:
+    """A parameter as a Var: Python numbers become constants of the draw's float dtype
+    (continuous distributions) so they stay weak."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and op_class.kind == "f":
+        value = np.asarray(value, dtype=dtype)
+    return as_var(value, context=f"{op_class.name}: parameter {name!r}")
+
+
+def describe(var: Var) -> str:
+    """Text naming a random quantity in errors: ``the normal draw``, ``the exp output``."""
+    owner = var.owner
+    if owner is None:
+        return short_name(var)
+    if isinstance(owner.op, RandomVariable):
+        return f"the {owner.op.name} draw" if var.index == 1 else f"the {owner.op.name} key"
+    return f"the {owner.op.name} output"

@@ -1,0 +1,193 @@
+"""Op records for ``rewritekit.tensor.random``.
+
+The two backends draw different numbers from the same distribution, so a record cannot
+compare draws. It compares what must agree: the draw's shape (parameters broadcast, or
+``size``) and that every draw lies in the distribution's support. The distributions
+themselves are tested with moment and KS tests in ``tests/random/``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+import rewritekit.random as rr
+import rewritekit.tensor as rt
+from rewritekit.tensor import random as rv
+from tests.records import OpRecord, values
+
+
+def _key(data):
+    return np.array(
+        data.draw(st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1))), dtype=np.uint32
+    )
+
+
+# Fixed batch shapes that broadcast (one per parameter, in order): every draw has the same
+# static shapes, so each record compiles once per dtype (a JAX compile of a sampler costs
+# up to a second).
+SHAPES = [(2, 1), (3,), ()]
+
+
+def _draw(*ranges, core=()):
+    """A key, then one array per (lo, hi) range, of the batch shapes ``SHAPES`` (plus the
+    core shapes ``core``)."""
+
+    def draw(data, dtype):
+        shapes = SHAPES[: len(ranges)]
+        core_shapes = core or [()] * len(ranges)
+        arrays = [
+            values(data, dtype, tuple(s) + c, lo, hi)
+            for s, c, (lo, hi) in zip(shapes, core_shapes, ranges, strict=True)
+        ]
+        return [_key(data), *arrays]
+
+    return draw
+
+
+def _shape_and_support(sampler, support, size=None, **kwargs):
+    def build(key, *params):
+        _, draw = sampler(key, *params, size=size, **kwargs)
+        return rt.shape(draw), rt.all(support(draw))
+
+    return build
+
+
+def _expected(core_of=lambda *p: (), ndims=None, size=None):
+    def reference(key, *params):
+        ndims_ = ndims or (0,) * len(params)
+        batch = np.broadcast_shapes(
+            *(np.shape(p)[: np.ndim(p) - c] for p, c in zip(params, ndims_, strict=True))
+        )
+        shape = (size if size is not None else batch) + core_of(*params)
+        return np.array(shape, dtype=np.int64), np.bool_(True)
+
+    return reference
+
+
+def _positive(x):
+    return x > 0
+
+
+def _nonnegative(x):
+    return x >= 0
+
+
+def _real(x):
+    return rt.logical_not(rt.isnan(x))
+
+
+def _unit(x):
+    return rt.logical_and(x >= 0, x <= 1)
+
+
+def _binary(x):
+    return rt.logical_or(rt.equal(x, 0), rt.equal(x, 1))
+
+
+def _record(name, op, sampler, support, ranges, **kwargs):
+    return OpRecord(
+        name=name,
+        ops=(op,),
+        build=_shape_and_support(sampler, support, **kwargs),
+        reference=_expected(),
+        draw=_draw(*ranges),
+        static_shapes=True,
+        grad=False,
+    )
+
+
+POS, REAL = (0.5, 5.0), (-3.0, 3.0)
+
+RECORDS = [
+    _record("normal", rv.NormalRV, rr.normal, _real, [REAL, POS]),
+    _record("halfnormal", rv.HalfNormalRV, rr.halfnormal, _nonnegative, [POS]),
+    _record("cauchy", rv.CauchyRV, rr.cauchy, _real, [REAL, POS]),
+    _record("halfcauchy", rv.HalfCauchyRV, rr.halfcauchy, _nonnegative, [POS]),
+    _record("exponential", rv.ExponentialRV, rr.exponential, _nonnegative, [POS]),
+    _record("gamma", rv.GammaRV, rr.gamma, _nonnegative, [POS, POS]),
+    _record("inverse_gamma", rv.InverseGammaRV, rr.inverse_gamma, _nonnegative, [POS, POS]),
+    _record("beta", rv.BetaRV, rr.beta, _unit, [POS, POS]),
+    _record("student_t", rv.StudentTRV, rr.student_t, _real, [POS, REAL, POS]),
+    _record("lognormal", rv.LogNormalRV, rr.lognormal, _nonnegative, [REAL, (0.5, 2.0)]),
+    _record("bernoulli", rv.BernoulliRV, rr.bernoulli, _binary, [(0.0, 1.0)]),
+    _record("poisson", rv.PoissonRV, rr.poisson, _nonnegative, [(0.0, 20.0)]),
+    OpRecord(
+        name="uniform",
+        ops=(rv.UniformRV,),
+        build=lambda key, low, width: _shape_and_support(
+            rr.uniform, lambda x: rt.logical_and(x >= low, x <= low + width)
+        )(key, low, low + width),
+        reference=_expected(),
+        draw=_draw(REAL, POS),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="bernoulli_logit",
+        ops=(rv.BernoulliLogitRV,),
+        build=lambda key, logit: _shape_and_support(
+            lambda k, size: rr.bernoulli(k, logit=logit, size=size), _binary
+        )(key),
+        reference=_expected(),
+        draw=_draw(REAL),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="binomial",
+        ops=(rv.BinomialRV,),
+        build=lambda key, n, p: _shape_and_support(
+            rr.binomial, lambda x: rt.logical_and(x >= 0, x <= rt.cast(n, "int64"))
+        )(key, rt.cast(n, "int64"), p),
+        reference=_expected(),
+        draw=_draw((0.0, 30.0), (0.0, 1.0)),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="normal_sized",
+        ops=(rv.NormalRV,),
+        build=lambda key, loc, scale: _shape_and_support(
+            rr.normal, _real, size=(2, *np.broadcast_shapes(loc.type.shape, scale.type.shape))
+        )(key, loc, scale),
+        reference=lambda key, loc, scale: _expected(
+            size=(2, *np.broadcast_shapes(loc.shape, scale.shape))
+        )(key, loc, scale),
+        draw=_draw(REAL, POS),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="categorical",
+        ops=(rv.CategoricalRV,),
+        build=_shape_and_support(rr.categorical, lambda x: rt.logical_and(x >= 0, x < 4)),
+        reference=_expected(ndims=(1,)),
+        draw=_draw((0.05, 1.0), core=[(4,)]),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="dirichlet",
+        ops=(rv.DirichletRV,),
+        build=_shape_and_support(rr.dirichlet, _unit),
+        reference=_expected(lambda a: a.shape[-1:], ndims=(1,)),
+        draw=_draw((0.5, 5.0), core=[(3,)]),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="multivariate_normal",
+        ops=(rv.MultivariateNormalRV,),
+        build=lambda key, mean, root: _shape_and_support(rr.multivariate_normal, _real)(
+            key, mean, rt.matmul(root, rt.swapaxes(root, -1, -2)) + 0.5 * rt.eye(3)
+        ),
+        reference=lambda key, mean, root: _expected(lambda m, c: m.shape[-1:], ndims=(1, 2))(
+            key, mean, np.broadcast_to(np.eye(3), root.shape)
+        ),
+        draw=_draw(REAL, REAL, core=[(3,), (3, 3)]),
+        static_shapes=True,
+        grad=False,
+    ),
+]
