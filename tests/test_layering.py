@@ -17,6 +17,9 @@ ALLOWED = {
     "autodiff": {"ir", "tensor", "rules"},
     "rules": {"ir", "tensor", "backends"},
     "backends": {"ir", "tensor", "backends"},
+    # the PPL layer: samplers over the random Ops, log-densities found by rules
+    "random": {"ir", "tensor"},
+    "logprob": {"ir", "tensor", "rules", "random"},
 }
 
 
@@ -61,7 +64,13 @@ def test_importing_rewritekit_does_not_import_jax():
 
 @pytest.mark.parametrize(
     "package",
-    ["rewritekit.tensor", "rewritekit.backends", "rewritekit.rules.library", "tests.records"],
+    [
+        "rewritekit.tensor",
+        "rewritekit.backends",
+        "rewritekit.rules.library",
+        "rewritekit.logprob",
+        "tests.records",
+    ],
 )
 def test_no_name_shadows_a_submodule(package):
     """`from package import name` must give the submodule where one exists (a function of

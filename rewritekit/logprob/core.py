@@ -1,0 +1,253 @@
+"""``logprob`` and ``joint_logprob``: from a model graph to its log-density graph."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rewritekit.errors import GraphTypeError, ShapeError
+from rewritekit.ir import Var, ancestors, as_var, replace, short_name, toposort
+from rewritekit.logprob import measurable, transforms
+from rewritekit.logprob.measurable import LogDensity, is_random, log_density
+from rewritekit.logprob.transforms import Transform
+from rewritekit.rules import as_ruleset, rewrite
+from rewritekit.tensor import random as rv
+from rewritekit.tensor.reduction import sum as _sum
+
+__all__ = ["default_transform", "joint_logprob", "logprob", "logprob_terms"]
+
+_LOG = (
+    rv.HalfNormalRV,
+    rv.HalfCauchyRV,
+    rv.ExponentialRV,
+    rv.GammaRV,
+    rv.InverseGammaRV,
+    rv.LogNormalRV,
+)
+
+
+def default_transform(x: Var) -> Transform | None:
+    """The transform that maps ``x``'s support onto unconstrained reals, or None.
+
+    ``log`` for positive distributions (halfnormal, halfcauchy, exponential, gamma,
+    inverse_gamma, lognormal), ``logodds`` for beta, ``interval(low, high)`` for uniform
+    (its own parameters), ``simplex`` for dirichlet; None for the rest (real-valued and
+    discrete ones, and variables that are not a random variable's draw).
+
+    Example:
+        >>> _, tau = rr.halfcauchy(rr.key(), 5.0)
+        >>> default_transform(tau)
+        log
+    """
+    if not is_random(x):
+        return None
+    op, params = x.owner.op, x.owner.inputs[2:]
+    if isinstance(op, _LOG):
+        return transforms.log
+    if isinstance(op, rv.BetaRV):
+        return transforms.logodds
+    if isinstance(op, rv.UniformRV):
+        return transforms.interval(*params)
+    if isinstance(op, rv.DirichletRV):
+        return transforms.simplex
+    return None
+
+
+def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
+    """The log-density of the random quantity ``x`` at ``value``, elementwise.
+
+    ``x`` is a random variable's draw, or an image of one that the rules of
+    ``rewritekit.logprob.measurable`` invert (``exp``, shifts and scalings by parameters,
+    negation), each with its change-of-variables Jacobian. The result has ``x``'s batch
+    shape (multivariate distributions reduce their core axis) and the value's float dtype;
+    it is ``-inf`` outside the support and for invalid parameters.
+
+    ``rules`` adds inversions of your own (rules whose left side is
+    ``log_density(pattern, v)``), tried before the standard ones.
+
+    Raises:
+        GraphTypeError: no density was found for ``x``.
+        ShapeError: ``value``'s rank differs from ``x``'s.
+
+    Example:
+        >>> _, x = rr.normal(rr.key(), 0.0, 2.0)
+        >>> y = rt.exp(x)  # log-normal
+        >>> lp = logprob(y, rt.scalar("y"))
+    """
+    if not isinstance(x, Var):
+        raise GraphTypeError(f"logprob: x must be a Var, got {type(x).__name__}")
+    value = as_var(value, context="logprob: value")
+    if value.ndim != x.ndim:
+        raise ShapeError(
+            f"logprob: the value {short_name(value)} ({value.type}) must have the rank of "
+            f"{rv.describe(x)} ({x.type})"
+        )
+    ruleset = measurable.rules if rules is None else as_ruleset(rules) + measurable.rules
+    found = rewrite(log_density(x, value), ruleset)
+    left = [
+        v for v in ancestors(found) if v.owner is not None and isinstance(v.owner.op, LogDensity)
+    ]
+    if left:
+        raise GraphTypeError(
+            f"logprob: found no log-density for {rv.describe(left[0].owner.inputs[0])}: it "
+            "is not a random variable's draw, nor exp, a shift, scaling or negation of one "
+            "(by parameters that hold no other random draw)"
+        )
+    return found
+
+
+def logprob_terms(
+    values: Mapping[Var, Any], *, transforms: Any = None, rules: Any = None
+) -> dict[str, Var]:
+    """One log-density term per random quantity, each summed to a scalar.
+
+    Each random quantity ``x`` (a key of ``values``) is replaced by its value variable
+    wherever it appears (``replace``; the model graph itself is unchanged and still draws),
+    so the terms are conditional densities whose sum is the joint log-density.
+
+    Args:
+        values: ``{x: value}``; a value is a Var or an array (observed data). With a
+            transform, the value variable is on the unconstrained scale.
+        transforms: None (none), ``"default"`` (``default_transform`` of each ``x``), or a
+            dict ``{x: Transform or None}`` (missing entries get none).
+        rules: extra inversion rules, as in ``logprob``.
+
+    Returns:
+        ``{name: term}`` in the order of ``values``, named after the value variable (an
+        unnamed value, such as observed data, is ``"value_<position>"``).
+
+    Raises:
+        GraphTypeError: a term depends on a random draw that has no value, or a key is
+            not a random quantity.
+        ShapeError: a value's shape does not fit its variable (after its transform).
+    """
+    pairs = _pairs(values)
+    chosen = _transforms(pairs, transforms)
+    conditioned: dict[Var, Var] = {}  # x -> its value on the constrained scale
+    terms: dict[Var, Var] = {}
+    for x in _in_graph_order(list(pairs)):
+        value, transform = pairs[x], chosen[x]
+        x_given = replace(x, conditioned) if conditioned else x
+        if transform is not None:
+            transform = _condition(transform, conditioned)
+            _check_fits(x, value, transform)
+            constrained = transform.backward(value)
+            term = logprob(x_given, constrained, rules=rules) + transform.log_jac_det(value)
+        else:
+            _check_fits(x, value, None)
+            constrained, term = value, logprob(x_given, value, rules=rules)
+        conditioned[x] = constrained
+        _check_no_free_draws(term, x, value)
+        terms[x] = _sum(term)
+    named: dict[str, Var] = {}
+    for i, x in enumerate(pairs):
+        name = _name(pairs[x], i)
+        if name in named:
+            raise GraphTypeError(f"joint_logprob: two value variables are named {name!r}")
+        named[name] = terms[x]
+    return named
+
+
+def joint_logprob(values: Mapping[Var, Any], *, transforms: Any = None, rules: Any = None) -> Var:
+    """The joint log-density of the random quantities in ``values`` at their values: the
+    sum of ``logprob_terms(values, transforms=transforms, rules=rules)``.
+
+    Example:
+        >>> k, mu = rr.normal(rr.key(), 0.0, 5.0)
+        >>> k, y = rr.normal(k, mu, 1.0, size=(3,))
+        >>> lp = joint_logprob({mu: rt.scalar("mu"), y: np.array([0.5, 1.0, 1.5])})
+        >>> lp.type
+        TensorType(dtype='float64', shape=())
+    """
+    terms = list(logprob_terms(values, transforms=transforms, rules=rules).values())
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
+
+
+def _pairs(values: Mapping[Var, Any]) -> dict[Var, Var]:
+    if not isinstance(values, Mapping) or not values:
+        raise GraphTypeError("joint_logprob: values must be a non-empty dict {x: value}")
+    pairs: dict[Var, Var] = {}
+    for x, value in values.items():
+        if not isinstance(x, Var) or not any(is_random(v) for v in ancestors(x)):
+            raise GraphTypeError(
+                f"joint_logprob: key {x!r} is not a random quantity (it depends on no "
+                "random variable's draw)"
+            )
+        pairs[x] = as_var(value, context=f"joint_logprob: value of {rv.describe(x)}")
+    return pairs
+
+
+def _transforms(pairs: dict[Var, Var], spec: Any) -> dict[Var, Transform | None]:
+    if spec is None:
+        return dict.fromkeys(pairs)
+    if isinstance(spec, str):
+        if spec != "default":
+            raise GraphTypeError(
+                f"joint_logprob: transforms must be None, 'default' or a dict, got {spec!r}"
+            )
+        return {x: default_transform(x) for x in pairs}
+    if not isinstance(spec, Mapping):
+        raise GraphTypeError(
+            f"joint_logprob: transforms must be None, 'default' or a dict, "
+            f"got {type(spec).__name__}"
+        )
+    unknown = [k for k in spec if k not in pairs]
+    if unknown:
+        raise GraphTypeError(
+            f"joint_logprob: transforms names {rv.describe(unknown[0])}, which has no value"
+        )
+    for k, t in spec.items():
+        if t is not None and not isinstance(t, Transform):
+            raise GraphTypeError(
+                f"joint_logprob: the transform of {rv.describe(k)} must be a Transform or "
+                f"None, got {t!r}"
+            )
+    return {x: spec.get(x) for x in pairs}
+
+
+def _in_graph_order(xs: list[Var]) -> list[Var]:
+    """``xs`` with every variable after those it depends on."""
+    position = {node: i for i, node in enumerate(toposort(xs))}
+    return sorted(xs, key=lambda x: position.get(x.owner, -1))
+
+
+def _condition(transform: Transform, conditioned: dict[Var, Var]) -> Transform:
+    """An interval whose bounds hold random quantities, with their values instead."""
+    if isinstance(transform, transforms.Interval) and conditioned:
+        lower, upper = (
+            replace(b, conditioned) if isinstance(b, Var) else b
+            for b in (transform.lower, transform.upper)
+        )
+        return transforms.interval(lower, upper)
+    return transform
+
+
+def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
+    expected = x.type if transform is None else transform.forward(x).type
+    shape = value.type.shape
+    if len(shape) != expected.ndim or any(
+        a is not None and b is not None and a != b
+        for a, b in zip(expected.shape, shape, strict=True)
+    ):
+        scale = "" if transform is None else f" on the unconstrained scale of {transform}"
+        raise ShapeError(
+            f"joint_logprob: the value {short_name(value)} ({value.type}) does not fit "
+            f"{rv.describe(x)}, which is {expected}{scale}"
+        )
+
+
+def _check_no_free_draws(term: Var, x: Var, value: Var) -> None:
+    free = [v for v in ancestors(term) if is_random(v)]
+    if free:
+        raise GraphTypeError(
+            f"joint_logprob: the log-density of {rv.describe(x)} (value "
+            f"{short_name(value)}) depends on {rv.describe(free[0])}, which has no value; "
+            "give it a value variable in the dict"
+        )
+
+
+def _name(value: Var, position: int) -> str:
+    return value.name if value.name and not value.owner else f"value_{position}"

@@ -1,0 +1,172 @@
+"""Finding log-densities with rules: the ``LogDensity`` placeholder and its rule set.
+
+``log_density(x, value)`` is an unevaluated node: "the log-density of the random quantity
+``x`` at ``value``". The rules below rewrite it until only ordinary tensor graphs remain:
+
+- ``log_density(draw, v)``, where ``draw`` is a random variable's draw: its density
+  (``rewritekit.logprob.densities``);
+- ``log_density(exp(a), v) = log_density(a, log v) - log v``: a log-normal-like variable;
+- ``log_density(c + a, v) = log_density(a, v - c)`` and ``a - c``, ``c - a``: shifts;
+- ``log_density(c * a, v) = log_density(a, v / c) - log|c|`` and ``a / c``: scalings;
+- ``log_density(-a, v) = log_density(a, -v)``: negation.
+
+Each inversion carries its change-of-variables Jacobian (none for discrete ``a``, whose
+probabilities a bijection keeps). ``c`` must not depend on a random draw (``a``'s own or
+another unvalued one) and must not broadcast ``a`` to more elements: then the variable is
+not a bijective image of ``a`` and no rule fires, so ``logprob`` reports that it found no
+density. Users add their own inversions with ``rule(log_density(pattern, v), ...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import rewritekit.tensor as rt
+from rewritekit.ir import Op, TensorType, Var, ancestors, as_var
+from rewritekit.ir.patterns import pattern_function
+from rewritekit.ir.types import result_dtype
+from rewritekit.logprob import densities
+from rewritekit.rules import RuleSet, lvar, rule
+from rewritekit.rules.rule import Bindings
+from rewritekit.tensor.random import RandomVariable
+
+__all__ = ["LogDensity", "is_random", "log_density", "rules"]
+
+
+class LogDensity(Op):
+    """The unevaluated log-density of ``x`` at ``value`` (inputs ``x``, ``value``).
+
+    Parameters: ``dtype`` (the float dtype of the value's log-density) and ``ndim`` (its
+    rank: ``x``'s batch rank). It has no implementation: the rules in ``rules`` replace it,
+    and ``logprob`` reports any that is left.
+    """
+
+    __props__ = ("dtype", "ndim")
+
+    def infer_types(self, x: TensorType, value: TensorType) -> tuple[TensorType, ...]:
+        return (TensorType(self.dtype, (None,) * self.ndim),)
+
+    def vjp(self, inputs: Any, outputs: Any, cotangents: Any) -> list[Var | None]:
+        raise NotImplementedError(
+            "log_density is a placeholder; call rewritekit.logprob.logprob to get a graph"
+        )
+
+
+@pattern_function(LogDensity, inputs=("x", "value"))
+def log_density(x: Any, value: Any) -> Var:
+    """The placeholder node ``log_density(x, value)`` (see the module docstring).
+
+    Its dtype is the float dtype of ``x`` and ``value`` (float64 for integer ones); its
+    rank is ``x``'s rank less the core axes of the random variable it is built on.
+    """
+    x, value = as_var(x, context="log_density: x"), as_var(value, context="log_density: value")
+    kinds = [t.type for t in (x, value) if t.type.kind == "f"]
+    dtype = result_dtype(*kinds, 0.0)
+    return LogDensity(dtype, x.ndim - _core_ndim(x))(x, value)
+
+
+def _core_ndim(x: Var) -> int:
+    found = [v.owner.op.ndim_supp for v in ancestors(x) if is_random(v)]
+    return max(found, default=0)
+
+
+def is_random(var: Var) -> bool:
+    """True when ``var`` is the draw of a random variable."""
+    owner = var.owner
+    return owner is not None and isinstance(owner.op, RandomVariable) and var.index == 1
+
+
+def _depends_on_a_draw(var: Var) -> bool:
+    return any(is_random(v) for v in ancestors(var))
+
+
+# --- the rules ----------------------------------------------------------------------
+
+a, c, v = lvar("a"), lvar("c"), lvar("v")
+
+
+def _density(b: Bindings) -> Var | None:
+    """the density of a random variable's draw (rewritekit.logprob.densities)"""
+    if not is_random(b.a):
+        return None
+    node = b.a.owner
+    density = getattr(densities, node.op.name)(b.v, *node.inputs[2:])
+    return _as_type_of(density, b.term)
+
+
+def _as_type_of(graph: Var, term: Var) -> Var:
+    return graph if graph.dtype == term.dtype else rt.cast(graph, term.dtype)
+
+
+def _invertible(b: Bindings) -> bool:
+    """``c`` is a parameter (no random draw in it) that does not broadcast ``a`` to more
+    elements (lengths unknown at build time cannot be verified, so they do not count)."""
+    if b.c.ndim > b.a.ndim or _depends_on_a_draw(b.c):
+        return False
+    tail = b.a.type.shape[b.a.ndim - b.c.ndim :]
+    return all(d == 1 or d == e for d, e in zip(b.c.type.shape, tail, strict=True))
+
+
+def _continuous(b: Bindings) -> bool:
+    return b.a.type.kind == "f"
+
+
+def _jacobian(b: Bindings, log_scale: Var) -> Var:
+    return log_scale if _continuous(b) else rt.zeros_like(log_scale)
+
+
+def _exp(b: Bindings) -> Var | None:
+    """log_density(a, log v) - log v, and -inf where v <= 0"""
+    if not _continuous(b):
+        return None
+    positive = b.v > 0
+    safe = rt.where(positive, b.v, 1)  # no NaN from log(v <= 0), nor from its gradient
+    inner = log_density(b.a, rt.log(safe)) - rt.log(safe)
+    return rt.where(positive, inner, -np.inf)
+
+
+def _shift(sign: int, value_of: Any) -> Any:
+    def shift(b: Bindings) -> Var | None:
+        if not _invertible(b):
+            return None
+        return log_density(b.a, value_of(b))
+
+    shift.__doc__ = f"log_density(a, {'v - c' if sign > 0 else 'c - v'}) (a shift)"
+    return shift
+
+
+def _scale(b: Bindings) -> Var | None:
+    """log_density(a, v / c) - log|c|"""
+    if not _invertible(b):
+        return None
+    return log_density(b.a, b.v / b.c) - _jacobian(b, rt.log(rt.abs(b.c)))
+
+
+def _divide(b: Bindings) -> Var | None:
+    """log_density(a, v * c) + log|c|"""
+    if not _invertible(b):
+        return None
+    return log_density(b.a, b.v * b.c) + _jacobian(b, rt.log(rt.abs(b.c)))
+
+
+def _negate(b: Bindings) -> Var:
+    """log_density(a, -v)"""
+    return log_density(b.a, -b.v)
+
+
+rules = RuleSet(
+    [
+        rule(log_density(a, v), _density, name="random_variable_density"),
+        rule(log_density(rt.exp(a), v), _exp, name="exp_of_random"),
+        rule(log_density(c + a, v), _shift(1, lambda b: b.v - b.c), name="shift_of_random"),
+        rule(log_density(a - c, v), _shift(1, lambda b: b.v + b.c), name="random_minus"),
+        rule(log_density(c - a, v), _shift(-1, lambda b: b.c - b.v), name="minus_random"),
+        rule(log_density(c * a, v), _scale, name="scale_of_random"),
+        rule(log_density(a / c, v), _divide, name="random_over"),
+        rule(log_density(-a, v), _negate, name="negated_random"),
+    ],
+    name="logprob",
+    tags={"logprob"},
+)

@@ -1,0 +1,612 @@
+"""The log-densities of rewritekit.logprob.densities against scipy.stats, JAX and each other.
+
+Each graph is compiled once per backend (module-level caches) and called on batches of
+points: hypothesis draws the points of the SciPy comparisons, a seeded generator those of
+the JAX and gradient checks. One JAX compile covers every density; JAX compiles grow fast
+with the graph, so its symbolic gradients are compiled for the small graph of EDGES only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+import jax.scipy.stats as jst
+import numpy as np
+import pytest
+import scipy.stats as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as hs
+from hypothesis.extra import numpy as hnp
+
+import rewritekit as rk
+import rewritekit.tensor as rt
+from rewritekit.errors import DTypeError, ShapeError
+from rewritekit.logprob import densities as d
+from rewritekit.testing import verify_grad
+
+TOL = {"rtol": 1e-12, "atol": 1e-12}
+F32_TOL = {"rtol": 2e-5, "atol": 1e-5}
+
+
+def _logit_oracle(x, logit):
+    return np.where(x == 1, -np.logaddexp(0, -logit), -np.logaddexp(0, logit))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One elementwise density: where its arguments are drawn from (``(low, high)`` floats
+    or a ``range`` of integers), ``build`` (drawn values -> a valid (value, *params) point;
+    it may tie arguments together), the SciPy oracle, points outside the support or with
+    invalid parameters, and its twin in jax.scipy.stats."""
+
+    fn: Callable[..., Any]
+    ranges: tuple[tuple[float, float] | range, ...]
+    oracle: Callable[..., Any]
+    invalid: tuple[tuple[float, ...], ...]
+    build: Callable[..., tuple[Any, ...]] = field(default=lambda *a: a)
+    jax_twin: Callable[..., Any] | None = None
+    continuous: bool = True
+
+    def strategy(self) -> hs.SearchStrategy:
+        parts = [
+            hs.integers(r.start, r.stop - 1) if isinstance(r, range) else hs.floats(*r)
+            for r in self.ranges
+        ]
+        return hs.tuples(*parts).map(lambda t: self.build(*(float(v) for v in t)))
+
+    def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
+        drawn = [
+            rng.integers(r.start, r.stop, n) if isinstance(r, range) else rng.uniform(*r, n)
+            for r in self.ranges
+        ]
+        return tuple(np.asarray(a, dtype=float) for a in self.build(*drawn))
+
+
+CASES = {
+    "normal": Case(
+        d.normal,
+        ((-50, 50), (-10, 10), (0.1, 50)),
+        st.norm.logpdf,
+        ((0, 0, 0), (0, 0, -1), (0, 0, math.nan)),
+        jax_twin=jst.norm.logpdf,
+    ),
+    "halfnormal": Case(
+        d.halfnormal,
+        ((0, 50), (0.1, 50)),
+        lambda x, s: st.halfnorm.logpdf(x, scale=s),
+        ((-0.5, 1), (1, 0), (1, -2)),
+    ),
+    "cauchy": Case(
+        d.cauchy,
+        ((-1e3, 1e3), (-10, 10), (0.1, 50)),
+        st.cauchy.logpdf,
+        ((0, 0, 0), (0, 0, -1)),
+        jax_twin=jst.cauchy.logpdf,
+    ),
+    "halfcauchy": Case(
+        d.halfcauchy,
+        ((0, 1e3), (0.1, 50)),
+        lambda x, s: st.halfcauchy.logpdf(x, scale=s),
+        ((-1, 1), (1, 0)),
+    ),
+    "exponential": Case(
+        d.exponential,
+        ((0, 100), (0.1, 50)),
+        lambda x, s: st.expon.logpdf(x, scale=s),
+        ((-1, 1), (1, 0), (1, -1)),
+        jax_twin=lambda x, s: jst.expon.logpdf(x, scale=s),
+    ),
+    "gamma": Case(
+        d.gamma,
+        ((0, 100), (0.1, 50), (0.1, 50)),
+        lambda x, a, s: st.gamma.logpdf(x, a, scale=s),
+        ((-1, 1, 1), (1, 0, 1), (1, -1, 1), (1, 1, 0)),
+        jax_twin=lambda x, a, s: jst.gamma.logpdf(x, a, scale=s),
+    ),
+    "inverse_gamma": Case(
+        d.inverse_gamma,
+        ((1e-3, 100), (0.1, 50), (0.1, 50)),
+        lambda x, a, s: st.invgamma.logpdf(x, a, scale=s),
+        ((0, 1, 1), (-1, 1, 1), (1, 0, 1), (1, 1, 0)),
+    ),
+    "beta": Case(
+        d.beta,
+        ((0, 1), (0.1, 50), (0.1, 50)),
+        st.beta.logpdf,
+        ((-0.1, 1, 1), (1.1, 1, 1), (0.5, 0, 1), (0.5, 1, -1)),
+        # not jst.beta.logpdf: its betaln's derivative is off by ~1e-8 for alpha, beta ~ 30
+        jax_twin=lambda x, a, b: (
+            jsp.xlogy(a - 1, x)
+            + jsp.xlog1py(b - 1, -x)
+            - (jsp.gammaln(a) + jsp.gammaln(b) - jsp.gammaln(a + b))
+        ),
+    ),
+    "uniform": Case(
+        d.uniform,
+        ((0, 1), (-10, 10), (0.1, 50)),
+        lambda x, low, high: st.uniform.logpdf(x, low, high - low),
+        ((-0.1, 0, 1), (1.1, 0, 1), (0.5, 1, 1), (0.5, 2, 1)),
+        build=lambda u, low, width: (low + u * width, low, low + width),
+        jax_twin=lambda x, low, high: jst.uniform.logpdf(x, low, high - low),
+    ),
+    "student_t": Case(
+        d.student_t,
+        ((-50, 50), (0.1, 50), (-10, 10), (0.1, 50)),
+        st.t.logpdf,
+        ((0, 0, 0, 1), (0, -1, 0, 1), (0, 1, 0, 0)),
+        jax_twin=jst.t.logpdf,
+    ),
+    "lognormal": Case(
+        d.lognormal,
+        ((1e-3, 100), (-3, 3), (0.1, 5)),
+        lambda x, mu, s: st.lognorm.logpdf(x, s, scale=np.exp(mu)),
+        ((0, 0, 1), (-1, 0, 1), (1, 0, 0)),
+    ),
+    "bernoulli": Case(
+        d.bernoulli,
+        (range(2), (0, 1)),
+        st.bernoulli.logpmf,
+        ((2, 0.5), (-1, 0.5), (0.5, 0.5), (1, 1.5), (0, -0.1), (1, 0), (0, 1)),
+        jax_twin=jst.bernoulli.logpmf,
+        continuous=False,
+    ),
+    "bernoulli_logit": Case(
+        d.bernoulli_logit,
+        (range(2), (-50, 50)),
+        _logit_oracle,
+        ((2, 0), (0.5, 0), (-1, 0)),
+        jax_twin=lambda x, logit: jnp.where(
+            x == 1, jax.nn.log_sigmoid(logit), jax.nn.log_sigmoid(-logit)
+        ),
+        continuous=False,
+    ),
+    "poisson": Case(
+        d.poisson,
+        (range(101), (0, 50)),
+        st.poisson.logpmf,
+        ((-1, 1), (1.5, 1), (math.inf, 1), (1, -1), (1, 0)),
+        jax_twin=jst.poisson.logpmf,
+        continuous=False,
+    ),
+    "binomial": Case(
+        d.binomial,
+        ((0, 1), range(101), (0, 1)),
+        st.binom.logpmf,
+        ((-1, 5, 0.5), (6, 5, 0.5), (1.5, 5, 0.5), (1, 5.5, 0.5), (1, -1, 0.5), (1, 5, 1.5)),
+        build=lambda u, n, p: (np.minimum(np.floor(u * (n + 1)), n), n, p),
+        jax_twin=jst.binom.logpmf,
+        continuous=False,
+    ),
+}
+ARITY = {name: len(case.ranges) for name, case in CASES.items()}
+MULTI = sum(ARITY.values())  # where the inputs of the multivariate densities start
+
+
+def _vectors(name: str, dtype: str = "float64", prefix: str = "") -> list[Any]:
+    return [rt.vector(f"{prefix}{name}{i}", dtype=dtype) for i in range(ARITY[name])]
+
+
+@functools.cache
+def _numpy_fn(name: str) -> Any:
+    inputs = _vectors(name)
+    return rk.function(inputs, CASES[name].fn(*inputs), backend="numpy")
+
+
+def _columns(points: list[tuple[float, ...]]) -> list[np.ndarray]:
+    return [np.array(column, dtype=float) for column in zip(*points, strict=True)]
+
+
+# --- SciPy: values inside the support, -inf outside ---------------------------------------
+
+
+@pytest.mark.parametrize("name", CASES)
+@settings(max_examples=30)
+@given(data=hs.data())
+def test_matches_scipy(name, data):
+    case = CASES[name]
+    columns = _columns(data.draw(hs.lists(case.strategy(), min_size=1, max_size=6)))
+    with np.errstate(all="ignore"):
+        expected = case.oracle(*columns)
+    np.testing.assert_allclose(_numpy_fn(name)(*columns), expected, **TOL)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_outside_the_support_or_invalid_parameters_give_minus_inf(name):
+    logp = _numpy_fn(name)(*_columns(list(CASES[name].invalid)))
+    assert np.all(logp == -np.inf), logp
+
+
+def test_edges_of_the_support_as_scipy():
+    f = _numpy_fn("gamma")
+    x, alpha, scale = np.zeros(3), np.array([0.5, 1.0, 2.0]), np.array([2.0, 2.0, 2.0])
+    np.testing.assert_allclose(f(x, alpha, scale), [np.inf, -math.log(2.0), -np.inf])
+    beta = _numpy_fn("beta")(
+        np.array([0.0, 1.0, 0.0, 1.0]), np.array([1, 1, 0.5, 3.0]), np.array([2, 1, 2, 0.5])
+    )
+    np.testing.assert_allclose(
+        beta, st.beta.logpdf([0.0, 1.0, 0.0, 1.0], [1, 1, 0.5, 3.0], [2, 1, 2, 0.5])
+    )
+
+
+def test_heavy_tails_do_not_overflow():
+    x = np.array([1e200, -1e300])
+    np.testing.assert_allclose(
+        _numpy_fn("cauchy")(x, np.zeros(2), np.ones(2)), st.cauchy.logpdf(x), **TOL
+    )
+    # SciPy's t overflows here: log1p(x**2 / 3) = 2 log|x| - log(3) + log1p(3 / x**2)
+    log1p_term = 2 * np.log(np.abs(x)) - math.log(3)
+    expected = math.lgamma(2) - math.lgamma(1.5) - 0.5 * math.log(3 * math.pi) - 2 * log1p_term
+    t = _numpy_fn("student_t")(x, np.full(2, 3.0), np.zeros(2), np.ones(2))
+    np.testing.assert_allclose(t, expected, **TOL)
+
+
+# --- categorical, multivariate normal, Dirichlet ---------------------------------------
+
+
+@functools.cache
+def _categorical_fn() -> Any:
+    x, p = rt.vector("x"), rt.matrix("p")
+    return rk.function([x, p], d.categorical(x, p), backend="numpy")
+
+
+@settings(max_examples=30)
+@given(data=hs.data())
+def test_categorical_matches_normalised_p(data):
+    n, k = data.draw(hs.integers(1, 5)), data.draw(hs.integers(1, 5))
+    entry = hs.one_of(hs.just(0.0), hs.floats(0.01, 10))
+    p = data.draw(hnp.arrays(np.float64, (n, k), elements=entry))
+    assume(np.all(p.sum(-1) > 0))
+    x = data.draw(hnp.arrays(np.int64, (n,), elements=hs.integers(0, k - 1)))
+    with np.errstate(divide="ignore"):
+        expected = np.log(p[np.arange(n), x] / p.sum(-1))
+    np.testing.assert_allclose(_categorical_fn()(x.astype(float), p), expected, **TOL)
+
+
+def test_categorical_outside_the_support_and_batch_shapes():
+    p = np.array([[0.2, 0.8], [0.5, 0.5], [-0.1, 1.1], [0.0, 0.0]])
+    f = _categorical_fn()
+    for x in ([-1.0, 2.0, 0.0, 0.0], [0.5, 1.5, 1.0, 1.0]):
+        assert np.all(f(np.array(x), p) == -np.inf)
+    assert d.categorical(
+        rt.tensor("x", shape=(2, 1), dtype="int64"), rt.matrix("p", shape=(3, 4))
+    ).type.shape == (2, 3)
+    g = rk.function(
+        [x := rt.vector("x", dtype="int64")],
+        d.categorical(x, np.array([1.0, 3.0])),
+        backend="numpy",
+    )
+    np.testing.assert_allclose(g(np.array([0, 1, 1])), np.log([0.25, 0.75, 0.75]), **TOL)
+
+
+@functools.cache
+def _mvn_fn(batched: bool) -> Any:
+    x = rt.matrix("x")
+    mean, cov = (
+        (rt.matrix("mean"), rt.tensor("cov", shape=(None, None, None)))
+        if batched
+        else (rt.vector("mean"), rt.matrix("cov"))
+    )
+    return rk.function([x, mean, cov], d.multivariate_normal(x, mean, cov), backend="numpy")
+
+
+def _spd(a: np.ndarray) -> np.ndarray:
+    return a @ np.swapaxes(a, -1, -2) + 0.5 * np.eye(a.shape[-1])
+
+
+@settings(max_examples=20)
+@given(data=hs.data())
+def test_multivariate_normal_matches_scipy(data):
+    n, k = data.draw(hs.integers(1, 4)), data.draw(hs.integers(1, 4))
+    real = hs.floats(-3, 3)
+    x = data.draw(hnp.arrays(np.float64, (n, k), elements=real))
+    mean = data.draw(hnp.arrays(np.float64, (n, k), elements=real))
+    cov = _spd(data.draw(hnp.arrays(np.float64, (n, k, k), elements=real)))
+    expected = [st.multivariate_normal.logpdf(x[i], mean[i], cov[i]) for i in range(n)]
+    np.testing.assert_allclose(_mvn_fn(True)(x, mean, cov), expected, **TOL)
+    one = st.multivariate_normal.logpdf(x, mean[0], cov[0])
+    np.testing.assert_allclose(_mvn_fn(False)(x, mean[0], cov[0]), np.atleast_1d(one), **TOL)
+
+
+def test_multivariate_normal_with_a_cov_that_is_not_positive_definite_raises_on_numpy():
+    with pytest.raises(np.linalg.LinAlgError):
+        _mvn_fn(False)(np.zeros((1, 2)), np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]]))
+
+
+@functools.cache
+def _dirichlet_fn() -> Any:
+    x, alpha = rt.matrix("x"), rt.matrix("alpha")
+    return rk.function([x, alpha], d.dirichlet(x, alpha), backend="numpy")
+
+
+@settings(max_examples=30)
+@given(data=hs.data())
+def test_dirichlet_matches_scipy(data):
+    n, k = data.draw(hs.integers(1, 4)), data.draw(hs.integers(2, 5))
+    raw = data.draw(hnp.arrays(np.float64, (n, k), elements=hs.floats(0.01, 1)))
+    alpha = data.draw(hnp.arrays(np.float64, (n, k), elements=hs.floats(0.1, 50)))
+    x = raw / raw.sum(-1, keepdims=True)
+    expected = [st.dirichlet.logpdf(x[i], alpha[i]) for i in range(n)]
+    np.testing.assert_allclose(_dirichlet_fn()(x, alpha), expected, **TOL)
+
+
+def test_dirichlet_support():
+    x = np.array([[0.0, 0.5, 0.5]] * 3 + [[0.2, 0.2, 0.7], [-0.1, 0.6, 0.5], [0.2, 0.3, 0.5]])
+    alpha = np.array([[0.5, 2, 2], [1, 2, 2], [2, 2, 2], [1, 1, 1], [1, 1, 1], [0, 1, 1]])
+    logp = _dirichlet_fn()(x, alpha)
+    assert logp[0] == np.inf and np.isfinite(logp[1]) and np.all(logp[2:] == -np.inf)
+    np.testing.assert_allclose(logp[1], math.lgamma(5) - 2 * math.lgamma(2) + 2 * math.log(0.5))
+    nearly = np.array([[0.2, 0.3, 0.5 + 5e-7]])  # within the float64 tolerance of 1e-6
+    assert np.isfinite(_dirichlet_fn()(nearly, np.ones((1, 3))))
+
+
+# --- JAX and the edges of the support: one graph, compiled once per backend -------------
+
+# name -> (value, *params) points on the edge of the support, and the log-densities there
+EDGES = {
+    "bernoulli_logit": (((0, 800), (1, -800)), (-800, -800)),
+    "bernoulli": (((1, 1), (0, 0)), (0, 0)),
+    "poisson": (((0, 0),), (0,)),
+    "binomial": (((5, 5, 1), (0, 5, 0)), (0, 0)),
+    "gamma": (((0, 1, 2),), (-math.log(2),)),
+    "beta": (((0, 1, 3), (1, 2, 1)), (math.log(3), math.log(2))),
+    "halfnormal": (((0, 1),), (0.5 * math.log(2 / math.pi),)),
+    "exponential": (((0, 2),), (-math.log(2),)),
+    "uniform": (((0, 0, 2), (2, 0, 2)), (-math.log(2), -math.log(2))),
+}
+
+
+@functools.cache
+def _graph() -> tuple[list[Any], list[Any]]:
+    """Every density on inputs of its own, then each EDGES density again."""
+    inputs, logps = [], []
+    for name, case in CASES.items():
+        args = _vectors(name)
+        inputs += args
+        logps.append(case.fn(*args))
+    cat_x, cat_p, x, mean, cov, bx, bmean, bcov, dir_x, dir_alpha = multivariate = [
+        rt.vector("cat_x"),
+        rt.matrix("cat_p"),
+        rt.matrix("mvn_x"),
+        rt.vector("mvn_mean"),
+        rt.matrix("mvn_cov"),
+        rt.matrix("bmvn_x"),
+        rt.matrix("bmvn_mean"),
+        rt.tensor("bmvn_cov", shape=(None, None, None)),
+        rt.matrix("dir_x"),
+        rt.matrix("dir_alpha"),
+    ]
+    inputs += multivariate
+    logps += [
+        d.categorical(cat_x, cat_p),
+        d.multivariate_normal(x, mean, cov),
+        d.multivariate_normal(bx, bmean, bcov),
+        d.dirichlet(dir_x, dir_alpha),
+    ]
+    edge_inputs, edge_logps = _edge_graph()
+    return inputs + edge_inputs, logps + edge_logps
+
+
+@functools.cache
+def _edge_graph() -> tuple[list[Any], list[Any]]:
+    inputs, logps = [], []
+    for name in EDGES:
+        args = _vectors(name, prefix="edge_")
+        inputs += args
+        logps.append(CASES[name].fn(*args))
+    return inputs, logps
+
+
+def _with_grads(inputs: list[Any], logps: list[Any]) -> list[Any]:
+    """The log-densities, then rk.grad of their total w.r.t. every input."""
+    total = functools.reduce(lambda a, b: a + b, [rt.sum(logp) for logp in logps])
+    return [*logps, *rk.grad(total, inputs, disconnected="zero")]
+
+
+@functools.cache
+def _all_fn(backend: str, grads: bool = False) -> Any:
+    inputs, logps = _graph()
+    return rk.function(inputs, _with_grads(inputs, logps) if grads else logps, backend=backend)
+
+
+@functools.cache
+def _edge_fn(backend: str) -> Any:
+    inputs, logps = _edge_graph()
+    return rk.function(inputs, _with_grads(inputs, logps), backend=backend)
+
+
+def _points(seed: int = 0, n: int = 5) -> list[np.ndarray]:
+    """Inputs of ``_graph``: points inside every support, away from its edges (so finite
+    differences stay inside too), then the EDGES points."""
+    rng = np.random.default_rng(seed)
+    points = [a for case in CASES.values() for a in case.sample(rng, n)]
+    raw = rng.uniform(0.1, 1.0, (n, 3))
+    points += [rng.integers(0, 3, n).astype(float), rng.uniform(0.1, 1.0, (n, 3))]
+    points += [rng.normal(size=(n, 3)), rng.normal(size=3), _spd(rng.normal(size=(3, 3)))]
+    points += [rng.normal(size=(n, 3)), rng.normal(size=(n, 3)), _spd(rng.normal(size=(n, 3, 3)))]
+    points += [raw / raw.sum(-1, keepdims=True), rng.uniform(0.5, 5.0, (n, 3))]
+    return points + _edge_points()
+
+
+def _edge_points() -> list[np.ndarray]:
+    return [c for edge, _ in EDGES.values() for c in _columns(list(edge))]
+
+
+def _check_edge_gradients(edge_grads: list[Any], label: str) -> None:
+    """The must-have derivatives, from the gradients w.r.t. the inputs of ``_edge_graph``."""
+    first = dict(zip(EDGES, _starts(list(EDGES)), strict=True))
+    logit, p, lam = (
+        np.asarray(edge_grads[first[n] + 1]) for n in ("bernoulli_logit", "bernoulli", "poisson")
+    )
+    assert logit.tolist() == [-1.0, 1.0], label  # at logit = 800 (x = 0), -800 (x = 1)
+    assert p.tolist() == [1.0, -1.0], label  # d/dp log(p) at p = 1, log(1 - p) at p = 0
+    assert lam.tolist() == [-1.0], label  # d/dlam at lam = 0, x = 0
+
+
+def test_edges_give_exact_values_and_finite_gradients_on_both_backends():
+    for backend in ("numpy", "jax"):
+        results = [np.asarray(r) for r in _edge_fn(backend)(*_edge_points())]
+        logps, grads = results[: len(EDGES)], results[len(EDGES) :]
+        for (name, (_, expected)), logp in zip(EDGES.items(), logps, strict=True):
+            np.testing.assert_allclose(logp, expected, **TOL, err_msg=f"{backend} {name}")
+        assert all(np.all(np.isfinite(g)) for g in grads), backend
+        _check_edge_gradients(grads, backend)
+
+
+def test_jax_matches_numpy():
+    points = _points()
+    for got, expected in zip(_all_fn("jax")(*points), _all_fn("numpy")(*points), strict=True):
+        assert np.all(np.isfinite(expected))
+        np.testing.assert_allclose(np.asarray(got), expected, **TOL)
+
+
+def test_jax_grad_of_the_compiled_function_matches_rk_grad():
+    points = _points(seed=1)
+    expected = _all_fn("numpy", grads=True)(*points)[len(_graph()[1]) :]
+
+    def total(*args: Any) -> Any:
+        return sum(jnp.sum(logp) for logp in _all_fn("jax").jax_fn(*args))
+
+    with jax.enable_x64(True):
+        got = jax.jit(jax.grad(total, argnums=tuple(range(len(points)))))(*points)
+    for g, e in zip(got, expected, strict=True):
+        assert np.all(np.isfinite(e))
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-9, atol=1e-12)
+    _check_edge_gradients(got[-len(_edge_points()) :], "jax.grad")
+
+
+def test_jax_gives_nan_for_a_cov_that_is_not_positive_definite():
+    points = _points()
+    mvn = len(CASES) + 1  # the multivariate normal's log-density, and its cov input:
+    points[MULTI + 4] = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert np.all(np.isnan(np.asarray(_all_fn("jax")(*points)[mvn])))
+
+
+# --- gradients: against jax.scipy.stats, else finite differences -------------------------
+
+TWINS = [name for name, case in CASES.items() if case.jax_twin is not None]
+
+
+@functools.cache
+def _twin_grads() -> Any:
+    """rk.grad of the total of the densities that have JAX twins, w.r.t. every input."""
+    inputs = [v for name in TWINS for v in _vectors(name)]
+    mvn = [rt.matrix("mvn_x"), rt.vector("mvn_mean"), rt.matrix("mvn_cov")]
+    dirichlet = [rt.matrix("dir_x"), rt.vector("dir_alpha")]
+    logps = [
+        CASES[n].fn(*inputs[i : i + ARITY[n]]) for n, i in zip(TWINS, _starts(TWINS), strict=True)
+    ]
+    logps += [d.multivariate_normal(*mvn), d.dirichlet(*dirichlet)]
+    inputs += mvn + dirichlet
+    return rk.function(inputs, _with_grads(inputs, logps)[len(logps) :], backend="numpy")
+
+
+def _starts(names: list[str]) -> list[int]:
+    return np.cumsum([0] + [ARITY[n] for n in names])[:-1].tolist()
+
+
+def _twin_total(*args: Any) -> Any:
+    total = 0.0
+    for name, start in zip(TWINS, _starts(TWINS), strict=True):
+        total += jnp.sum(CASES[name].jax_twin(*args[start : start + ARITY[name]]))
+    x, mean, cov, dir_x, dir_alpha = args[-5:]
+    total += jnp.sum(jst.multivariate_normal.logpdf(x, mean, cov))
+    return total + jnp.sum(jst.dirichlet.logpdf(dir_x.T, dir_alpha))
+
+
+def test_gradients_match_jax_scipy_stats():
+    rng = np.random.default_rng(2)
+    points = [a for name in TWINS for a in CASES[name].sample(rng, 4)]
+    raw = rng.uniform(0.1, 1.0, (4, 3))
+    points += [rng.normal(size=(4, 3)), rng.normal(size=3), _spd(rng.normal(size=(3, 3)))]
+    points += [raw / raw.sum(-1, keepdims=True), rng.uniform(0.5, 5.0, 3)]
+    expected = _twin_grads()(*points)
+    with jax.enable_x64(True):
+        got = jax.jit(jax.grad(_twin_total, argnums=tuple(range(len(points)))))(*points)
+    labels = [(n, i) for n in TWINS for i in range(ARITY[n])] + [("multivariate", 1)] * 5
+    for (name, i), g, e in zip(labels, got, expected, strict=True):
+        if i > 0 or CASES[name].continuous:  # no derivative for a count
+            np.testing.assert_allclose(e, g, rtol=1e-9, atol=1e-12, err_msg=f"{name}[{i}]")
+
+
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.jax_twin is None])
+def test_gradients_match_finite_differences(name):
+    verify_grad(CASES[name].fn, CASES[name].sample(np.random.default_rng(3), 3))
+
+
+def test_categorical_gradient_matches_finite_differences():
+    p = np.random.default_rng(4).uniform(0.1, 1.0, (3, 4))
+    verify_grad(lambda p_: d.categorical(np.array([0, 3, 1]), p_), [p])
+
+
+# --- dtypes and errors ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_float32_graphs_stay_float32(name):
+    assert CASES[name].fn(*_vectors(name, "float32")).dtype == "float32"
+
+
+def test_float32_multivariate_graphs_stay_float32():
+    x, p = rt.vector("x", dtype="int64"), rt.matrix("p", dtype="float32")
+    assert d.categorical(x, p).dtype == "float32"
+    x, m, c = (
+        rt.matrix("x", dtype="float32"),
+        rt.vector("m", dtype="float32"),
+        rt.matrix("c", dtype="float32"),
+    )
+    assert d.multivariate_normal(x, m, c).dtype == "float32"
+    assert d.dirichlet(x, np.full(3, 1.5, dtype=np.float32)).dtype == "float32"
+
+
+@pytest.mark.parametrize("name", ["normal", "gamma", "student_t", "binomial", "poisson"])
+def test_float32_values_match_scipy(name):
+    """Discrete values as int64: the result is still float32."""
+    case = CASES[name]
+    dtypes = ["float32"] * ARITY[name]
+    dtypes[0] = "float32" if case.continuous else "int64"
+    inputs = [rt.vector(f"x{i}", dtype=dtype) for i, dtype in enumerate(dtypes)]
+    f = rk.function(inputs, case.fn(*inputs), backend="numpy")
+    points = case.sample(np.random.default_rng(5), 8)
+    logp = f(*(a.astype(dtype) for a, dtype in zip(points, dtypes, strict=True)))
+    assert logp.dtype == np.float32
+    expected = case.oracle(
+        *(a.astype(dtype).astype(float) for a, dtype in zip(points, dtypes, strict=True))
+    )
+    np.testing.assert_allclose(logp, expected, **F32_TOL)
+
+
+def test_float32_dirichlet_tolerates_float32_rounding_of_the_sum():
+    x = rt.matrix("x", dtype="float32")
+    f = rk.function([x], d.dirichlet(x, np.full(3, 2.0, dtype=np.float32)), backend="numpy")
+    value = np.array([[0.1, 0.2, 0.7 + 5e-5], [0.1, 0.2, 0.7 + 5e-3]], dtype=np.float32)
+    logp = f(value)
+    assert logp.dtype == np.float32 and np.isfinite(logp[0]) and logp[1] == -np.inf
+
+
+def test_result_dtype_rule():
+    ints, f32 = rt.vector("k", dtype="int64"), rt.scalar("lam", dtype="float32")
+    assert d.poisson(ints, f32).dtype == "float32"  # integer values take the params' float
+    assert d.poisson(ints, 3).dtype == "float64"  # no float at all
+    assert d.bernoulli(rt.vector("b", dtype="bool"), f32).dtype == "float32"
+    x32 = rt.vector("x", dtype="float32")
+    assert d.normal(x32, 0.0, 1.0).dtype == "float32"  # Python numbers are weak
+    assert d.normal(x32, np.zeros(3), 1.0).dtype == "float64"  # a float64 array is not
+    assert d.gamma(x32, rt.scalar("a"), 1.0).dtype == "float64"
+
+
+def test_errors_name_the_culprit():
+    with pytest.raises(DTypeError, match="normal: scale has dtype complex128"):
+        d.normal(rt.vector("x"), 0.0, rt.scalar("s", dtype="complex128"))
+    with pytest.raises(ShapeError, match="categorical: p must have at least 1 axis"):
+        d.categorical(rt.vector("x"), rt.scalar("p"))
+    with pytest.raises(ShapeError, match="multivariate_normal: cov must have at least 2 axes"):
+        d.multivariate_normal(rt.vector("x"), rt.vector("m"), rt.vector("c"))
+    with pytest.raises(ShapeError, match="dirichlet: value must have at least 1 axis"):
+        d.dirichlet(rt.scalar("x"), rt.vector("a"))

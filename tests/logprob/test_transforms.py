@@ -1,0 +1,334 @@
+"""The unconstraining transforms: round trips, the constrained sets, log|J| against Jacobians
+of hand-written JAX versions, stability at |y| = 800, the JAX backend, dtypes and errors.
+
+Each case's graphs are compiled once (``_compiled``) and called on many points.
+"""
+
+import functools
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from scipy.special import expit
+
+import rewritekit as rk
+import rewritekit.tensor as rt
+from rewritekit.errors import BroadcastError, ShapeError
+from rewritekit.logprob import transforms as tr
+from rewritekit.logprob.transforms import TransformError
+
+LOW, HIGH = rt.scalar("low"), rt.scalar("high")
+K_SIMPLEX, K_ORDERED = 4, 5
+
+# case -> (transform, K for event transforms or None, symbolic bounds)
+CASES = {
+    "log": (tr.log, None, False),
+    "logodds": (tr.logodds, None, False),
+    "interval": (tr.interval(-2, 3.5), None, False),
+    "interval_symbolic": (tr.interval(LOW, HIGH), None, True),
+    "simplex": (tr.simplex, K_SIMPLEX, False),
+    "ordered": (tr.ordered, K_ORDERED, False),
+}
+ELEMENTWISE = ["log", "logodds", "interval", "interval_symbolic"]
+NAMES = ["backward", "log_jac_det", "forward_backward", "forward", "backward_forward", "grads"]
+
+
+def _y_length(case):
+    transform, k, _ = CASES[case]
+    return None if k is None else k - 1 if transform is tr.simplex else k
+
+
+def _graph(case, dtype="float64", batch=(None,)):
+    """Inputs [y, x, (low, high)] and the outputs named in NAMES (grads: of sum(log|J|)
+    plus sum(backward(y)) with respect to y)."""
+    transform, k, symbolic = CASES[case]
+    y_shape = batch + (() if k is None else (_y_length(case),))
+    y = rt.tensor("y", shape=y_shape, dtype=dtype)
+    x = rt.tensor("x", shape=batch + (() if k is None else (k,)), dtype=dtype)
+    if symbolic and dtype != "float64":
+        low, high = rt.scalar("low", dtype=dtype), rt.scalar("high", dtype=dtype)
+        transform = tr.interval(low, high)
+    back, ljd = transform.backward(y), transform.log_jac_det(y)
+    outputs = [back, ljd, transform.forward(back), transform.forward(x)]
+    outputs.append(transform.backward(outputs[-1]))
+    outputs.append(rk.grad(rt.sum(ljd) + rt.sum(back), y))
+    inputs = [y, x, *([transform.lower, transform.upper] if symbolic else [])]
+    return inputs, outputs
+
+
+@functools.cache
+def _compiled(case, backend="numpy"):
+    inputs, outputs = _graph(case)
+    f = rk.function(inputs, outputs, backend=backend)
+    bounds = (np.float64(-1.5), np.float64(2.0)) if CASES[case][2] else ()
+
+    def call(y, x):
+        return dict(zip(NAMES, (np.asarray(v) for v in f(y, x, *bounds)), strict=True))
+
+    return call
+
+
+def _bounds(case):
+    if case == "interval_symbolic":
+        return -1.5, 2.0
+    return (-2, 3.5) if case == "interval" else (None, None)
+
+
+def _constrained(case, u):
+    """A point of the constrained set from u in (0, 1) (shape: batch + event)."""
+    if case == "log":
+        return np.exp(20 * u - 10)
+    if case == "logodds":
+        return u
+    if case == "simplex":
+        return u / u.sum(axis=-1, keepdims=True)
+    if case == "ordered":
+        return np.cumsum(np.concatenate([20 * u[..., :1] - 10, u[..., 1:] * 5], -1), -1)
+    low, high = _bounds(case)
+    return low + (high - low) * u
+
+
+@st.composite
+def _points(draw, case, bound):
+    """(y, u): an unconstrained batch with entries in [-bound, bound] and a batch of u."""
+    k = CASES[case][1]
+    n = draw(st.integers(1, 4))
+    y_shape = (n,) if k is None else (n, _y_length(case))
+    y = draw(arrays("float64", y_shape, elements=st.floats(-bound, bound)))
+    u_shape = (n,) if k is None else (n, k)
+    u = draw(arrays("float64", u_shape, elements=st.floats(1e-3, 1 - 1e-3)))
+    return y, u
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@settings(max_examples=25)
+@given(data=st.data())
+def test_round_trips(case, data):
+    # moderate |y|: further out, backward(y) rounds onto the boundary of the set
+    y, u = data.draw(_points(case, 5.0 if case == "ordered" else 10.0))
+    x = _constrained(case, u)
+    out = _compiled(case)(y, x)
+    np.testing.assert_allclose(out["forward_backward"], y, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(out["backward_forward"], x, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@settings(max_examples=25)
+@given(data=st.data())
+def test_backward_lies_in_the_constrained_set(case, data):
+    # ordered: a step exp(y_k) below the spacing of floats at x_(k-1) rounds away
+    y, u = data.draw(_points(case, 5.0 if case == "ordered" else 30.0))
+    x = _compiled(case)(y, _constrained(case, u))["backward"]
+    assert np.all(np.isfinite(x))
+    if case == "simplex":
+        assert np.all(x >= 0)
+        np.testing.assert_allclose(x.sum(axis=-1), 1.0, rtol=0, atol=1e-14)
+    elif case == "ordered":
+        assert np.all(np.diff(x, axis=-1) > 0)
+    elif case == "log":
+        assert np.all(x > 0)
+    else:
+        low, high = _bounds(case) if case != "logodds" else (0, 1)
+        assert np.all((low < x) & (x < high))
+
+
+def _simplex_jnp(y):
+    """Stan's stick-breaking, written as the reference manual states it."""
+    k = y.shape[-1] + 1
+    xs, used = [], 0.0
+    for i in range(k - 1):
+        xs.append((1 - used) * jax.nn.sigmoid(y[i] - jnp.log(k - i - 1)))
+        used = used + xs[-1]
+    return jnp.stack([*xs, 1 - used])
+
+
+def _ordered_jnp(y):
+    xs = [y[0]]
+    for i in range(1, y.shape[-1]):
+        xs.append(xs[-1] + jnp.exp(y[i]))
+    return jnp.stack(xs)
+
+
+def _backward_jnp(case):
+    low, high = _bounds(case)
+    return {
+        "log": jnp.exp,
+        "logodds": jax.nn.sigmoid,
+        "simplex": _simplex_jnp,
+        "ordered": _ordered_jnp,
+    }.get(case, lambda y: low + (high - low) * jax.nn.sigmoid(y))
+
+
+def _jacobian_log_det(case, points):
+    """log|det| of the Jacobian of the hand-written backward map (for simplex: of its first
+    K - 1 outputs, a square map) at each point, and the map's values."""
+    fn = _backward_jnp(case)
+    with jax.enable_x64(True):
+        values = np.asarray(jax.vmap(fn)(points))
+        if CASES[case][1] is None:
+            return np.log(np.abs(np.asarray(jax.vmap(jax.grad(fn))(points)))), values
+        head = (lambda v: fn(v)[:-1]) if case == "simplex" else fn
+        jacobians = np.asarray(jax.vmap(jax.jacobian(head))(points))
+    sign, log_det = np.linalg.slogdet(jacobians)
+    assert np.all(sign != 0)
+    return log_det, values
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_log_jac_det_is_the_log_det_of_the_jacobian(case):
+    length = _y_length(case)
+    rng = np.random.default_rng(0)
+    points = rng.normal(0.0, 3.0, size=(24,) if length is None else (24, length))
+    points[0] = 0.0
+    expected, values = _jacobian_log_det(case, points)
+    k = CASES[case][1]
+    x = _constrained(case, np.full((1,) if k is None else (1, k), 0.5))
+    out = _compiled(case)(points, x)
+    np.testing.assert_allclose(out["backward"], values, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out["log_jac_det"], expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["logodds", "interval", "interval_symbolic"])
+@settings(max_examples=40)
+@given(y=arrays("float64", 6, elements=st.floats(-800, 800)))
+def test_logistic_log_jac_det_is_accurate_and_smooth_far_out(case, y):
+    y = np.concatenate([y, [800.0, -800.0]])
+    out = _compiled(case)(y, np.full(y.shape, 0.5 if case == "logodds" else 0.0))
+    low, high = _bounds(case) if case != "logodds" else (0, 1)
+    # log sigmoid'(y) = -|y| - 2 log(1 + exp(-|y|))
+    expected = np.log(high - low) - np.abs(y) - 2 * np.log1p(np.exp(-np.abs(y)))
+    np.testing.assert_allclose(out["log_jac_det"], expected, rtol=1e-13, atol=1e-13)
+    # d/dy log sigmoid'(y) = sigmoid(-y) - sigmoid(y) = -tanh(y / 2); d/dy backward >= 0
+    d_backward = out["grads"] + np.tanh(y / 2)
+    assert np.all(np.isfinite(out["grads"]))
+    np.testing.assert_allclose(d_backward, (high - low) * expit(y) * expit(-y), atol=1e-12)
+
+
+@pytest.mark.parametrize("case", ["simplex", "ordered"])
+@pytest.mark.parametrize("far", [800.0, -800.0])
+def test_event_transforms_are_finite_far_out(case, far):
+    y = np.full((2, _y_length(case)), far)
+    y[1, ::2] = -far
+    if case == "ordered":  # exp(800) overflows x itself; log|J| = sum(y[1:]) stays exact
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = _compiled(case)(y, np.arange(K_ORDERED)[None] * 1.0)
+        np.testing.assert_array_equal(out["log_jac_det"], y[:, 1:].sum(axis=-1))
+        return
+    out = _compiled(case)(y, np.full((1, K_SIMPLEX), 1 / K_SIMPLEX))
+    assert np.all(np.isfinite(out["log_jac_det"])) and np.all(np.isfinite(out["grads"]))
+    np.testing.assert_allclose(out["backward"].sum(axis=-1), 1.0, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_jax_backend_agrees_with_numpy(case):
+    length = _y_length(case)
+    rng = np.random.default_rng(1)
+    y = rng.normal(0.0, 4.0, size=(16,) if length is None else (16, length))
+    if case not in ("log", "ordered"):  # where backward(y) stays finite
+        y[:2] = [[800.0], [-800.0]] if length else [800.0, -800.0]
+    k = CASES[case][1]
+    x = _constrained(case, rng.uniform(0.01, 0.99, size=(8,) if k is None else (8, k)))
+    want, got = _compiled(case)(y, x), _compiled(case, "jax")(y, x)
+    for name in NAMES:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-11, atol=1e-13, err_msg=name)
+
+
+def test_event_transforms_batch_over_any_leading_axes():
+    rng = np.random.default_rng(2)
+    for case in ["simplex", "ordered"]:
+        inputs, outputs = _graph(case, batch=(None, 3))
+        f = rk.function(inputs[:1], outputs[:3], backend="numpy")
+        y = rng.normal(size=(2, 3, _y_length(case)))
+        back, ljd, again = f(y)
+        flat = _compiled(case)(y.reshape(6, -1), np.full((1, CASES[case][1]), 0.2))
+        np.testing.assert_allclose(back.reshape(6, -1), flat["backward"], rtol=1e-15)
+        np.testing.assert_allclose(ljd.reshape(6), flat["log_jac_det"], rtol=1e-15)
+        np.testing.assert_allclose(again, y, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_types_keep_the_dtype_and_the_batch_shape(case):
+    for dtype in ["float32", "float64"]:
+        inputs, outputs = _graph(case, dtype=dtype, batch=(None, 2))
+        assert [v.dtype for v in outputs] == [dtype] * len(outputs), case
+        assert outputs[1].type.shape == (None, 2)  # log|J|: the batch shape
+        assert outputs[0].type.shape == outputs[4].type.shape == inputs[1].type.shape
+
+
+def test_float32_values_stay_float32():
+    y = rt.vector("y", shape=(3,), dtype="float32")
+    outputs = [tr.simplex.backward(y), tr.interval(0, 2).log_jac_det(y)]
+    f = rk.function([y], outputs, backend="numpy")
+    back, ljd = f(np.array([0.0, 1.0, -1.0], dtype="float32"))
+    assert back.dtype == ljd.dtype == np.float32
+    np.testing.assert_allclose(float(np.sum(back)), 1.0, rtol=1e-6)
+
+
+def test_the_simplex_centre_is_uniform():
+    y = rt.vector("y", shape=(4,))
+    back = rk.function([y], tr.simplex.backward(y), backend="numpy")(np.zeros(4))
+    np.testing.assert_allclose(back, np.full(5, 0.2), rtol=1e-15)
+
+
+def test_names_strings_and_equality():
+    assert [str(t) for t in (tr.log, tr.logodds, tr.simplex, tr.ordered)] == [
+        "log",
+        "logodds",
+        "simplex",
+        "ordered",
+    ]
+    assert [t.event_ndim for t in (tr.log, tr.logodds, tr.simplex, tr.ordered)] == [0, 0, 1, 1]
+    assert repr(tr.interval(0, 1)) == "interval(0, 1)" == tr.interval(0, 1).name + "(0, 1)"
+    assert str(tr.interval(LOW, HIGH)) == "interval(low, high)"
+    assert str(tr.interval(np.float32(0.5), np.array([1.0, 2.0]))) == "interval(0.5, [1.0, 2.0])"
+    assert tr.interval(0, 1) == tr.interval(np.float64(0.0), 1.0)
+    assert hash(tr.interval(0, 1)) == hash(tr.interval(0.0, 1))
+    assert tr.interval(LOW, HIGH) == tr.interval(LOW, HIGH) != tr.interval(HIGH, LOW + 1)
+    assert tr.log == tr.Log() != tr.logodds
+    assert len({tr.log, tr.logodds, tr.simplex, tr.ordered, tr.interval(LOW, 1)}) == 5
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "shown"),
+    [
+        (1, 0, "lower=1 and upper=0"),
+        (2.5, 2.5, "lower=2.5 and upper=2.5"),
+        (np.array([0.0, 3.0]), 2, "lower=[0.0, 3.0] and upper=2"),
+        (rt.constant(1.0), rt.constant(-1.0), "lower=1.0 and upper=-1.0"),
+    ],
+)
+def test_interval_needs_lower_below_upper(lower, upper, shown):
+    message = f"interval: the lower bound must be below the upper bound, got {shown}"
+    with pytest.raises(TransformError, match=re.escape(message)):
+        tr.interval(lower, upper)
+    assert issubclass(TransformError, ValueError)
+
+
+def test_interval_bounds_must_be_finite_and_broadcast():
+    with pytest.raises(TransformError, match=r"interval: the upper bound must be finite, got "):
+        tr.interval(0, np.inf)
+    with pytest.raises(BroadcastError, match=r"interval: cannot broadcast the bounds' shapes"):
+        tr.interval(np.zeros(2), np.ones(3))
+    tr.interval(LOW, 0)  # unknown bounds are not checked
+
+
+@pytest.mark.parametrize("method", ["forward", "backward", "log_jac_det"])
+def test_simplex_needs_a_static_event_length(method):
+    message = (
+        f"simplex.{method}: needs the static length of the last axis of its input 'v', got "
+        "type float64[?,?]; build the input with one, e.g. rt.tensor('v', shape=(None, 3))"
+    )
+    with pytest.raises(ShapeError, match=re.escape(message)):
+        getattr(tr.simplex, method)(rt.matrix("v"))
+
+
+@pytest.mark.parametrize("transform", [tr.simplex, tr.ordered])
+def test_event_transforms_need_an_event_axis(transform):
+    message = f"{transform}.backward: input 'y' must have at least one axis (the event axis)"
+    with pytest.raises(ShapeError, match=re.escape(message)):
+        transform.backward(rt.scalar("y"))
