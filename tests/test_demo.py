@@ -20,3 +20,11 @@ def test_demo_shows_the_standard_library_exact_where_the_written_loss_overflows(
     assert "rules=None: loss = inf" in out
     assert "exact loss: 53.3333333333" in out
     assert "stabilize.softplus_of_log_sigmoid" in out
+
+
+def test_demo_builds_and_evaluates_the_eight_schools_model(capsys):
+    demo.probabilistic_model()
+    out = capsys.readouterr().out
+    assert "the same key again gives the same draw: True" in out
+    assert "logp terms: ['mu', 'tau', 'value_2', 'theta_tilde']" in out
+    assert "Bernoulli(logit=800) at 0: logp, d/dlogit = [-800.0, -1.0]" in out

@@ -77,14 +77,15 @@ def key(name: str = "key") -> Var:
 
 
 def seed(n: int) -> np.ndarray:
-    """A concrete key from an integer seed, the same array as ``jax.random.PRNGKey(n)``.
+    """A concrete key from an integer seed in [0, 2**63), the same array as
+    ``jax.random.PRNGKey(n)``.
 
     Example:
         >>> rr.seed(42)
         array([ 0, 42], dtype=uint32)
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n < 2**64:
-        raise GraphTypeError(f"seed: expected an int in [0, 2**64), got {n!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n < 2**63:
+        raise GraphTypeError(f"seed: expected an int in [0, 2**63), got {n!r}")
     n = int(n)
     return np.array([n >> 32, n & 0xFFFFFFFF], dtype=np.uint32)
 

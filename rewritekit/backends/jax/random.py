@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rewritekit.backends.jax import jax_funcify
+from rewritekit.backends.numpy.random import checked_batch
 from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
 from rewritekit.tensor import random as rv
@@ -60,18 +61,18 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
 
 
 def _batch_shape(op: rv.RandomVariable, size: Any, params: tuple[Any, ...]) -> tuple:
+    batches = [
+        tuple(jnp.shape(p)[: jnp.ndim(p) - core])
+        for p, core in zip(params, op.ndims_params, strict=True)
+    ]
     if op.size is None:
-        batches = [
-            jnp.shape(p)[: jnp.ndim(p) - core]
-            for p, core in zip(params, op.ndims_params, strict=True)
-        ]
-        return jnp.broadcast_shapes(*batches)
+        return checked_batch(op, None, batches)
     if not isinstance(size, (np.ndarray, np.generic)):
         raise ShapeError(
             f"{op.name}: the size of a draw must be known when JAX traces the graph (a "
             "constant, or computed from static shapes); this one depends on input values"
         )
-    return tuple(int(d) for d in size)
+    return checked_batch(op, tuple(int(d) for d in size), batches)
 
 
 def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
