@@ -4,7 +4,8 @@
 ``x`` at ``value``". The rules below rewrite it until only ordinary tensor graphs remain:
 
 - ``log_density(draw, v)``, where ``draw`` is a random variable's draw: its density
-  (``rewritekit.logprob.densities``);
+  (``rewritekit.logprob.densities``); a Bernoulli whose ``p`` is ``sigmoid(z)`` gets the
+  logit density at ``z``, exact where ``sigmoid(z)`` rounds to 0 or 1;
 - ``log_density(exp(a), v) = log_density(a, log v) - log v``: a log-normal-like variable;
 - ``log_density(c + a, v) = log_density(a, v - c)`` and ``a - c``, ``c - a``: shifts;
 - ``log_density(c * a, v) = log_density(a, v / c) - log|c|`` and ``a / c``: scalings;
@@ -31,6 +32,7 @@ from rewritekit.logprob import densities
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.random import RandomVariable
+from rewritekit.tensor.special import Sigmoid
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
 
@@ -92,7 +94,11 @@ def _density(b: Bindings) -> Var | None:
     if not is_random(b.a):
         return None
     node = b.a.owner
-    density = getattr(densities, node.op.name)(b.v, *node.inputs[2:])
+    name, params = node.op.name, node.inputs[2:]
+    p = params[0]
+    if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Sigmoid):
+        name, params = "bernoulli_logit", p.owner.inputs  # exact where sigmoid(z) rounds to 1
+    density = getattr(densities, name)(b.v, *params)
     return _as_type_of(density, b.term)
 
 
@@ -127,13 +133,13 @@ def _exp(b: Bindings) -> Var | None:
     return rt.where(positive, inner, -np.inf)
 
 
-def _shift(sign: int, value_of: Any) -> Any:
+def _shift(equation: str, value_of: Any) -> Any:
     def shift(b: Bindings) -> Var | None:
         if not _invertible(b):
             return None
         return log_density(b.a, value_of(b))
 
-    shift.__doc__ = f"log_density(a, {'v - c' if sign > 0 else 'c - v'}) (a shift)"
+    shift.__doc__ = f"{equation} (a shift: no Jacobian)"
     return shift
 
 
@@ -156,13 +162,17 @@ def _negate(b: Bindings) -> Var:
     return log_density(b.a, -b.v)
 
 
+_plus = _shift("log_density(a, v - c)", lambda b: b.v - b.c)
+_minus = _shift("log_density(a, v + c)", lambda b: b.v + b.c)
+_from = _shift("log_density(a, c - v)", lambda b: b.c - b.v)
+
 rules = RuleSet(
     [
         rule(log_density(a, v), _density, name="random_variable_density"),
         rule(log_density(rt.exp(a), v), _exp, name="exp_of_random"),
-        rule(log_density(c + a, v), _shift(1, lambda b: b.v - b.c), name="shift_of_random"),
-        rule(log_density(a - c, v), _shift(1, lambda b: b.v + b.c), name="random_minus"),
-        rule(log_density(c - a, v), _shift(-1, lambda b: b.c - b.v), name="minus_random"),
+        rule(log_density(c + a, v), _plus, name="shift_of_random"),
+        rule(log_density(a - c, v), _minus, name="random_minus"),
+        rule(log_density(c - a, v), _from, name="minus_random"),
         rule(log_density(c * a, v), _scale, name="scale_of_random"),
         rule(log_density(a / c, v), _divide, name="random_over"),
         rule(log_density(-a, v), _negate, name="negated_random"),

@@ -360,3 +360,12 @@ def test_packing_errors():
         packing.pack({"a": 1.0, "b": np.ones(3)})
     with pytest.raises(ShapeError, match="last axis has length 3"):
         packing.unpack(np.ones(4))
+
+
+def test_bernoulli_with_p_a_sigmoid_uses_the_logit_density():
+    z = rt.scalar("z")
+    _, y = rr.bernoulli(rr.key(), rt.sigmoid(z))
+    logp = rl.joint_logprob({y: 0})
+    f = rk.function([z], [logp, rk.grad(logp, z)], backend="numpy")
+    assert [float(v) for v in f(800.0)] == [-800.0, -1.0]
+    np.testing.assert_allclose(f(0.3), [np.log1p(-1 / (1 + np.exp(-0.3))), -1 / (1 + np.exp(-0.3))])
