@@ -265,6 +265,22 @@ _self_ops: list[Rule] = [
         lambda b: rt.cast(b.x, "bool"),
         name="logical_not_of_logical_not",
     ),
+    # shape_unsafe: the dropped constant's broadcast is checked only where lengths are known
+    # (support checks in log-densities: `in_support & (scale > 0)` with a constant scale)
+    rule(
+        rt.logical_and(x, True),
+        lambda b: rt.cast(b.x, "bool"),
+        name="logical_and_true",
+        when=lambda b: b.x.type.shape == b.term.type.shape,
+        tags=SHAPE_UNSAFE,
+    ),
+    rule(
+        rt.logical_or(x, False),
+        lambda b: rt.cast(b.x, "bool"),
+        name="logical_or_false",
+        when=lambda b: b.x.type.shape == b.term.type.shape,
+        tags=SHAPE_UNSAFE,
+    ),
 ]
 
 # --- casts --------------------------------------------------------------------------------

@@ -70,7 +70,13 @@ def test_the_set_is_named_tagged_and_its_names_are_unique():
     assert all(r.qualname == f"canonicalize.{r.name}" for r in rules)
     assert all("canonicalize" in r.tags for r in rules)
     unsafe = {r.name for r in rules.including("shape_unsafe")}
-    assert unsafe == {"where_true_condition", "where_false_condition", "where_same_branches"}
+    assert unsafe == {
+        "where_true_condition",
+        "where_false_condition",
+        "where_same_branches",
+        "logical_and_true",
+        "logical_or_false",
+    }
 
 
 @pytest.mark.parametrize("rule", list(rules), ids=lambda r: r.name)
@@ -395,3 +401,11 @@ def test_rewritten_random_graphs_compute_the_same_values(graph, seed):
         before, after = (np.asarray(v) for v in f(*values))
     assert before.shape == after.shape
     np.testing.assert_allclose(after, before, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_a_true_operand_of_logical_and_is_dropped_unless_it_broadcasts():
+    x, flag = rt.vector("x"), rt.vector("flag", dtype="bool")
+    assert rk.rewrite(rt.logical_and(x > 0, True), rules) is (x > 0)
+    assert rk.rewrite(rt.logical_or(False, flag), rules) is flag
+    widened = rt.logical_and(rt.scalar("s") > 0, np.ones(3, dtype=bool))
+    assert rk.rewrite(widened, rules) is widened
