@@ -25,21 +25,27 @@ _SAFE_KINDS = {  # which kinds a Python scalar (weakly typed) may become
 class InputSpec:
     """What one positional argument must look like, precomputed for fast checks."""
 
-    __slots__ = ("dtype", "label", "ndim", "static", "var")
+    __slots__ = ("dtype", "exact", "label", "ndim", "static", "var")
 
     def __init__(self, var: Var, position: int) -> None:
         self.var = var
         self.dtype = np.dtype(var.dtype)
         self.ndim = var.ndim
         self.static = tuple((a, n) for a, n in enumerate(var.type.shape) if n is not None)
+        # a fully static shape is checked on the fast path with one tuple comparison
+        self.exact = var.type.shape if len(self.static) == self.ndim else None
         name = f"'{var.name}'" if var.name else "<unnamed>"
         self.label = f"input {name} (position {position})"
 
     def check(self, value: Any) -> Any:
         """``value`` cast to this input's dtype, or an error naming the input."""
-        try:  # the fast path: an array (NumPy, JAX) of exactly this dtype and rank
-            if value.dtype is self.dtype and value.ndim == self.ndim and not self.static:
-                return value
+        try:  # the fast path: an array (NumPy, JAX) of exactly this dtype and shape
+            if value.dtype is self.dtype:
+                if self.exact is None:
+                    if value.ndim == self.ndim and not self.static:
+                        return value
+                elif value.shape == self.exact:
+                    return value
         except AttributeError:
             pass
         return self._check(value)
