@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench lint clean rules-docs
+.PHONY: demo test bench bench-ppl lint clean rules-docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+$(VENV)/.installed-examples: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[examples]'
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
@@ -49,3 +53,13 @@ lint: $(VENV)/.installed-dev
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+
+# PyMC 5.28 needs pytensor<2.39, which the bench extra's PyTensor 3 excludes: its own venv,
+# with .venv's jax for PyMC's JAX mode
+.venv-pymc/bin/python:
+	$(PYTHON) -m venv .venv-pymc
+	.venv-pymc/bin/python -m pip install --quiet pymc "jax==$$($(BIN)/python -c 'import jax; print(jax.__version__)')"
+
+# the eight-schools density against hand-written JAX and PyMC (bench/ppl.py, about a minute)
+bench-ppl: $(VENV)/.installed-examples .venv-pymc/bin/python
+	$(BIN)/python bench/ppl.py

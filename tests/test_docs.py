@@ -3,6 +3,8 @@
 import pathlib
 import re
 
+import numpy as np
+
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -50,3 +52,12 @@ def test_gradients_guide_runs(capsys):
     out = capsys.readouterr().out
     assert "grad: cannot differentiate with respect to 'n' of dtype int64" in out
     assert "float64[?,?] float64[?,?]" in out
+
+
+def test_ppl_guide_runs(capsys):
+    blocks = _blocks("docs/ppl.md")
+    assert len(blocks) >= 8
+    namespace = _run_in_order("docs/ppl.md", blocks)
+    out = capsys.readouterr().out
+    assert "found no log-density" in out
+    assert np.isfinite(namespace["posterior_mean"]).all()
