@@ -118,6 +118,15 @@ def _shape_text(var: Var) -> str:
     return "(" + ", ".join("?" if n is None else str(n) for n in var.type.shape) + ")"
 
 
+def _checker(specs: list[InputSpec]) -> Any:
+    """``args -> checked args`` for exactly ``len(specs)`` arguments: the per-call cost of
+    argument checking is paid here (a one-input function skips building an iterator)."""
+    if len(specs) == 1:
+        check = specs[0].check
+        return lambda args: (check(args[0]),)
+    return lambda args: list(map(InputSpec.check, specs, args))
+
+
 class CompiledFunction:
     """A graph compiled for one backend; call it with one value per input.
 
@@ -152,16 +161,22 @@ class CompiledFunction:
         self.backend = backend.name
         self.trust_input = trust_input
         self._specs = [InputSpec(v, i) for i, v in enumerate(inputs)]
+        self._check_all = _checker(self._specs)
         self._fn = backend.compile(inputs, graph)
         self.check_rewrites = check_rewrites
         self._checker: Any = None
 
     def __call__(self, *args: Any) -> Any:
-        checked = args if self.trust_input else self.check_arguments(*args)
+        if not self.trust_input:
+            if len(args) != len(self._specs):
+                self.check_arguments(*args)  # raises, naming the inputs
+            args = self._check_all(args)
         if self.check_rewrites and self.trace:
-            self._check_rewrites(checked)
-        values = self._fn(*checked)
-        return values[0] if self._single else list(values)
+            self._check_rewrites(args)
+        values = self._fn(*args)
+        if self._single:
+            return values[0]
+        return values if type(values) is list else list(values)
 
     def _check_rewrites(self, args: tuple[Any, ...]) -> None:
         """Evaluate every (before, after) pair of the trace on ``args`` with NumPy."""
