@@ -217,6 +217,28 @@ def test_matches_scipy(name, data):
     np.testing.assert_allclose(_numpy_fn(name)(*columns), expected, **TOL)
 
 
+@functools.cache
+def _with_gradients(name: str, rules: Any) -> Any:
+    inputs = _vectors(name, prefix="g")
+    logp = rt.sum(CASES[name].fn(*inputs))
+    wrt = [v for v in inputs if v.type.kind == "f"]
+    outputs = [logp, *rk.grad(logp, wrt, disconnected="zero")]
+    return rk.function(inputs, outputs, backend="numpy", rules=rules)
+
+
+@pytest.mark.parametrize("name", CASES)
+@settings(max_examples=15)
+@given(data=hs.data())
+def test_the_default_rules_keep_the_density_and_its_gradient(name, data):
+    """Rewritten against unrewritten, value and gradient (continuous densities)."""
+    columns = _columns(data.draw(hs.lists(CASES[name].strategy(), min_size=1, max_size=4)))
+    with np.errstate(all="ignore"):
+        written = _with_gradients(name, None)(*columns)
+        rewritten = _with_gradients(name, "default")(*columns)
+    for before, after in zip(written, rewritten, strict=True):
+        np.testing.assert_allclose(after, before, rtol=1e-10, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_outside_the_support_or_invalid_parameters_give_minus_inf(name):
     logp = _numpy_fn(name)(*_columns(list(CASES[name].invalid)))
