@@ -132,7 +132,9 @@ def logprob_terms(
             transform = _condition(transform, conditioned)
             _check_fits(x, value, transform)
             constrained = transform.backward(value)
-            term = logprob(x_given, constrained, rules=rules) + transform.log_jac_det(value)
+            term = _plus_jacobian(
+                logprob(x_given, constrained, rules=rules), transform.log_jac_det(value)
+            )
         else:
             _check_fits(x, value, None)
             constrained, term = value, logprob(x_given, value, rules=rules)
@@ -237,6 +239,18 @@ def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
             f"joint_logprob: the value {short_name(value)} ({value.type}) does not fit "
             f"{rv.describe(x)}, which is {expected}{scale}"
         )
+
+
+def _plus_jacobian(logp: Var, log_jac: Var) -> Var:
+    """``logp + log_jac``, the one with more axes first summed over its trailing extra
+    axes: a transform's event axes (``ordered`` on a vector of normal draws) need not be the
+    distribution's (``log`` on a multivariate draw), and broadcasting would count the
+    smaller one once per element of the larger."""
+    if logp.ndim > log_jac.ndim:
+        logp = _sum(logp, axis=tuple(range(log_jac.ndim, logp.ndim)))
+    elif log_jac.ndim > logp.ndim:
+        log_jac = _sum(log_jac, axis=tuple(range(logp.ndim, log_jac.ndim)))
+    return logp + log_jac
 
 
 def _check_no_free_draws(term: Var, x: Var, value: Var) -> None:

@@ -369,3 +369,21 @@ def test_bernoulli_with_p_a_sigmoid_uses_the_logit_density():
     f = rk.function([z], [logp, rk.grad(logp, z)], backend="numpy")
     assert [float(v) for v in f(800.0)] == [-800.0, -1.0]
     np.testing.assert_allclose(f(0.3), [np.log1p(-1 / (1 + np.exp(-0.3))), -1 / (1 + np.exp(-0.3))])
+
+
+def test_a_transform_with_other_event_axes_than_its_variable_counts_each_term_once():
+    k, x = rr.normal(rr.key(), 0.0, 2.0, size=(3,))
+    _, w = rr.multivariate_normal(k, np.ones(2), np.eye(2) * 0.5)
+    u, v = rt.tensor("u", shape=(3,)), rt.tensor("v", shape=(2,))
+    outputs = [
+        rl.joint_logprob({x: u}, transforms={x: tr.ordered}),
+        rl.joint_logprob({w: v}, transforms={w: tr.log}),
+    ]
+    f = rk.function([u, v], outputs, backend="numpy")
+    point, other = np.array([-0.5, 0.2, 1.0]), np.array([0.3, -0.4])
+    ordered_point = np.cumsum([point[0], *np.exp(point[1:])])
+    expected = [
+        ss.norm(0, 2).logpdf(ordered_point).sum() + point[1:].sum(),
+        ss.multivariate_normal(np.ones(2), np.eye(2) * 0.5).logpdf(np.exp(other)) + other.sum(),
+    ]
+    np.testing.assert_allclose(f(point, other), expected, rtol=1e-12)
