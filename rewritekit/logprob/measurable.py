@@ -29,9 +29,9 @@ from rewritekit.ir import Op, TensorType, Var, ancestors, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.ir.types import result_dtype
 from rewritekit.logprob import densities
+from rewritekit.random import is_draw
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
-from rewritekit.tensor.random import RandomVariable
 from rewritekit.tensor.special import Sigmoid
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
@@ -74,10 +74,7 @@ def _core_ndim(x: Var) -> int:
     return max(found, default=0)
 
 
-def is_random(var: Var) -> bool:
-    """True when ``var`` is the draw of a random variable."""
-    owner = var.owner
-    return owner is not None and isinstance(owner.op, RandomVariable) and var.index == 1
+is_random = is_draw  # the draw (second output) of a random variable
 
 
 def _depends_on_a_draw(var: Var) -> bool:
