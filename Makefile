@@ -45,6 +45,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/rewrite.py
 	$(BIN)/python bench/grad.py
 	$(BIN)/python bench/pipeline.py
+	$(BIN)/python bench/logprob_build.py
 
 rules-docs: $(VENV)/.installed-base
 	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md

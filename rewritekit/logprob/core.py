@@ -6,9 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from rewritekit.errors import GraphTypeError, ShapeError
-from rewritekit.ir import Var, ancestors, as_var, replace, short_name, toposort
+from rewritekit.ir import Var, as_var, replace, short_name, toposort
 from rewritekit.logprob import measurable, transforms
-from rewritekit.logprob.measurable import LogDensity, is_random, log_density
+from rewritekit.logprob.measurable import (
+    LogDensity,
+    draws_in,
+    is_random,
+    local_ancestors,
+    log_density,
+)
 from rewritekit.logprob.transforms import Transform
 from rewritekit.rules import as_ruleset, rewrite
 from rewritekit.tensor import random as rv
@@ -83,9 +89,11 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
             f"{rv.describe(x)} ({x.type})"
         )
     ruleset = measurable.rules if rules is None else as_ruleset(rules) + measurable.rules
-    found = rewrite(log_density(x, value), ruleset)
+    found = rewrite(log_density(_cut_keys(x), value), ruleset)
     left = [
-        v for v in ancestors(found) if v.owner is not None and isinstance(v.owner.op, LogDensity)
+        v
+        for v in local_ancestors(found)
+        if v.owner is not None and isinstance(v.owner.op, LogDensity)
     ]
     if left:
         raise GraphTypeError(
@@ -127,7 +135,7 @@ def logprob_terms(
     terms: dict[Var, Var] = {}
     for x in _in_graph_order(list(pairs)):
         value, transform = pairs[x], chosen[x]
-        x_given = replace(x, conditioned) if conditioned else x
+        x_given = _given(x, conditioned)
         if transform is not None:
             transform = _condition(transform, conditioned)
             _check_fits(x, value, transform)
@@ -139,6 +147,8 @@ def logprob_terms(
             _check_fits(x, value, None)
             constrained, term = value, logprob(x_given, value, rules=rules)
         conditioned[x] = constrained
+        if is_random(x):  # its key, mapped to itself, stops replace at x's node
+            conditioned[x.owner.outputs[0]] = x.owner.outputs[0]
         _check_no_free_draws(term, x, value)
         terms[x] = _sum(term)
     named: dict[str, Var] = {}
@@ -173,7 +183,7 @@ def _pairs(values: Mapping[Var, Any]) -> dict[Var, Var]:
         raise GraphTypeError("joint_logprob: values must be a non-empty dict {x: value}")
     pairs: dict[Var, Var] = {}
     for x, value in values.items():
-        if not isinstance(x, Var) or not any(is_random(v) for v in ancestors(x)):
+        if not isinstance(x, Var) or not draws_in(x):
             raise GraphTypeError(
                 f"joint_logprob: key {x!r} is not a random quantity (it depends on no "
                 "random variable's draw)"
@@ -220,11 +230,50 @@ def _condition(transform: Transform, conditioned: dict[Var, Var]) -> Transform:
     """An interval whose bounds hold random quantities, with their values instead."""
     if isinstance(transform, transforms.Interval) and conditioned:
         lower, upper = (
-            replace(b, conditioned) if isinstance(b, Var) else b
+            _given(b, conditioned) if isinstance(b, Var) else b
             for b in (transform.lower, transform.upper)
         )
         return transforms.interval(lower, upper)
     return transform
+
+
+# Draws' keys are irrelevant to their densities; a stand-in cuts the chain of keys.
+_KEY_STANDIN = Var(rv.KEY_TYPE, "key")
+
+
+def _cut_keys(x: Var) -> Var:
+    """``x`` with each draw it is computed from taking its key from a stand-in input.
+
+    The rules see the same structure and parameters, but the graph they rewrite ends at
+    those draws instead of running down the chain of keys through every earlier random
+    variable of the model (which made ``joint_logprob`` quadratic in its size).
+    """
+    mapping: dict[Var, Var] = {}
+    for draw in draws_in(x):
+        node = draw.owner
+        next_key, stand_in = node.op(_KEY_STANDIN, *node.inputs[1:])
+        mapping[draw], mapping[node.outputs[0]] = stand_in, next_key
+    return replace(x, mapping) if mapping else x
+
+
+def _given(var: Var, conditioned: dict[Var, Var]) -> Var:
+    """``var`` with the random quantities it reads replaced by their values.
+
+    Only the replacements ``var`` can reach locally are passed to ``replace`` (with the
+    full map, each call would check every earlier value: quadratic in the model's size). A
+    draw reads the earlier ones through its parameters and its key; an image of an
+    unvalued draw (``exp(z)``) gets the full map, since ``replace`` walks through ``z``.
+    """
+    if var in conditioned:
+        return conditioned[var]
+    if not conditioned:
+        return var
+    roots = var.owner.inputs if is_random(var) else (var,)
+    near = {v for root in roots for v in local_ancestors(root)}
+    if not is_random(var) and any(is_random(v) and v not in conditioned for v in near):
+        return replace(var, conditioned)
+    mapping = {v: conditioned[v] for v in near if v in conditioned}
+    return replace(var, mapping) if mapping else var
 
 
 def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
@@ -254,7 +303,7 @@ def _plus_jacobian(logp: Var, log_jac: Var) -> Var:
 
 
 def _check_no_free_draws(term: Var, x: Var, value: Var) -> None:
-    free = [v for v in ancestors(term) if is_random(v)]
+    free = draws_in(term)
     if free:
         raise GraphTypeError(
             f"joint_logprob: the log-density of {rv.describe(x)} (value "

@@ -25,13 +25,14 @@ from typing import Any
 import numpy as np
 
 import rewritekit.tensor as rt
-from rewritekit.ir import Op, TensorType, Var, ancestors, as_var
+from rewritekit.ir import Op, TensorType, Var, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.ir.types import result_dtype
 from rewritekit.logprob import densities
 from rewritekit.random import is_draw
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
+from rewritekit.tensor.random import RandomVariable
 from rewritekit.tensor.special import Sigmoid
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
@@ -70,15 +71,37 @@ def log_density(x: Any, value: Any) -> Var:
 
 
 def _core_ndim(x: Var) -> int:
-    found = [v.owner.op.ndim_supp for v in ancestors(x) if is_random(v)]
-    return max(found, default=0)
+    return max((v.owner.op.ndim_supp for v in draws_in(x)), default=0)
 
 
 is_random = is_draw  # the draw (second output) of a random variable
 
 
+def local_ancestors(var: Var) -> list[Var]:
+    """``var`` and the Vars it is computed from, not entering random variables: their
+    outputs are listed, but not their keys and parameters. A model's random variables are
+    chained through their keys, so a plain ``ancestors`` walk from any one of them would
+    cross the whole model, and doing that per variable made ``joint_logprob`` quadratic."""
+    seen = {var}
+    stack = [var]
+    while stack:
+        owner = stack.pop().owner
+        if owner is None or isinstance(owner.op, RandomVariable):
+            continue
+        for inp in owner.inputs:
+            if inp not in seen:
+                seen.add(inp)
+                stack.append(inp)
+    return list(seen)
+
+
+def draws_in(var: Var) -> list[Var]:
+    """The random draws ``var`` is computed from, directly (not through another draw)."""
+    return [v for v in local_ancestors(var) if is_random(v)]
+
+
 def _depends_on_a_draw(var: Var) -> bool:
-    return any(is_random(v) for v in ancestors(var))
+    return bool(draws_in(var))
 
 
 # --- the rules ----------------------------------------------------------------------

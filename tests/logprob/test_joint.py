@@ -387,3 +387,17 @@ def test_a_transform_with_other_event_axes_than_its_variable_counts_each_term_on
         ss.multivariate_normal(np.ones(2), np.eye(2) * 0.5).logpdf(np.exp(other)) + other.sum(),
     ]
     np.testing.assert_allclose(f(point, other), expected, rtol=1e-12)
+
+
+def test_a_long_chain_of_random_variables_is_conditioned_link_by_link():
+    key = k = rr.key()
+    draws, previous = [], 0.0
+    for _ in range(50):
+        k, previous = rr.normal(k, previous, 1.5)
+        draws.append(previous)
+    values = [rt.scalar(f"v{i}") for i in range(50)]
+    logp = rl.joint_logprob(dict(zip(draws, values, strict=True)))
+    point = np.linspace(-2.0, 3.0, 50)
+    expected = ss.norm(np.concatenate([[0.0], point[:-1]]), 1.5).logpdf(point).sum()
+    np.testing.assert_allclose(rk.function(values, logp, backend="numpy")(*point), expected)
+    assert rk.function([key], draws[-1], backend="numpy")(rr.seed(0)).shape == ()
