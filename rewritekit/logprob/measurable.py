@@ -100,10 +100,6 @@ def draws_in(var: Var) -> list[Var]:
     return [v for v in local_ancestors(var) if is_random(v)]
 
 
-def _depends_on_a_draw(var: Var) -> bool:
-    return bool(draws_in(var))
-
-
 # --- the rules ----------------------------------------------------------------------
 
 a, c, v = lvar("a"), lvar("c"), lvar("v")
@@ -129,7 +125,7 @@ def _as_type_of(graph: Var, term: Var) -> Var:
 def _invertible(b: Bindings) -> bool:
     """``c`` is a parameter (no random draw in it) that does not broadcast ``a`` to more
     elements (lengths unknown at build time cannot be verified, so they do not count)."""
-    if b.c.ndim > b.a.ndim or _depends_on_a_draw(b.c):
+    if b.c.ndim > b.a.ndim or draws_in(b.c):
         return False
     tail = b.a.type.shape[b.a.ndim - b.c.ndim :]
     return all(d == 1 or d == e for d, e in zip(b.c.type.shape, tail, strict=True))

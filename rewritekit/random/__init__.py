@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from rewritekit.errors import DTypeError, GraphTypeError
+from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Var, as_var, constant
 from rewritekit.tensor import random as _rv
 from rewritekit.tensor.random import KEY_TYPE, RandomVariable
@@ -99,12 +99,7 @@ def is_draw(var: Any) -> bool:
 def _draw(
     cls: type[RandomVariable], rng_key: Any, params: tuple[Any, ...], size: Any, dtype: Any
 ) -> Pair:
-    rng_key = as_var(rng_key, context=f"{cls.name}: key")
-    if rng_key.type is not KEY_TYPE:
-        raise DTypeError(
-            f"{cls.name}: the key must be {KEY_TYPE} (rr.key() or rr.seed(n)), got "
-            f"{rng_key.type} for {rng_key!r}"
-        )
+    rng_key = as_var(rng_key, context=f"{cls.name}: key")  # its type: infer_types checks
     out_dtype = _rv.draw_dtype(cls, params, dtype)
     inputs = [
         _rv.param_input(cls, name, value, out_dtype)

@@ -23,7 +23,7 @@ import numpy as np
 
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, short_name
-from rewritekit.ir.types import broadcast_shapes, result_dtype
+from rewritekit.ir.types import _shape_str, broadcast_shapes, result_dtype
 
 __all__: list[str] = []  # the user functions are rewritekit.random's
 
@@ -134,11 +134,6 @@ def _broadcast_to(
         elif s != d:
             return None
     return tuple(out)
-
-
-def _shape_str(shape: tuple[int | None, ...]) -> str:
-    inner = ", ".join("?" if d is None else str(d) for d in shape)
-    return f"({inner},)" if len(shape) == 1 else f"({inner})"
 
 
 # --- the distributions ------------------------------------------------------------------
