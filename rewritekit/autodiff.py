@@ -25,7 +25,7 @@ from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
 from rewritekit.tensor import add, multiply, ones_like, zeros_like
 from rewritekit.tensor import sum as reduce_sum
-from rewritekit.tensor.gradient import jacobian_node
+from rewritekit.tensor.gradient import input_grad, jacobian_node
 from rewritekit.tensor.shapes import shape
 
 __all__ = ["grad", "hessian", "jacobian", "jvp", "vjp"]
@@ -123,8 +123,18 @@ def backward(
         for position, (inp, g) in enumerate(zip(node.inputs, grads, strict=True)):
             if g is None or inp not in live:
                 continue
-            pending.setdefault(inp, []).append(_checked_grad(node, position, inp, g))
+            g = _input_cotangent(node.op, inp, g)
+            if g is not None:
+                pending.setdefault(inp, []).append(_checked_grad(node, position, inp, g))
     return [total(w) if w in wanted else None for w in wrt]
+
+
+def _input_cotangent(op: Any, inp: Var, g: Any) -> Var | None:
+    """A rule's gradient ``g`` as the cotangent of ``inp``: zeros for a rule's ``0``, summed
+    back over broadcasting (and cast) for an Op that ``broadcasts``."""
+    if isinstance(g, int) and not isinstance(g, bool) and g == 0:
+        return zeros_like(inp)
+    return input_grad(g, inp) if op.broadcasts else g
 
 
 def _checked_grad(node: Any, position: int, inp: Var, g: Any) -> Var:

@@ -5,7 +5,7 @@ Nothing here imports the rest of rewritekit; every other layer builds on this on
 
 from rewritekit.ir.intern import InternStats, intern_stats
 from rewritekit.ir.nodes import Apply, Constant, Var, apply_op, as_var, constant, short_name
-from rewritekit.ir.op import Op
+from rewritekit.ir.op import Grads, Op, Vars
 from rewritekit.ir.printing import dprint
 from rewritekit.ir.traversal import ancestors, clients, graph_inputs, replace, toposort
 from rewritekit.ir.types import (
@@ -20,10 +20,12 @@ __all__ = [
     "SUPPORTED_DTYPES",
     "Apply",
     "Constant",
+    "Grads",
     "InternStats",
     "Op",
     "TensorType",
     "Var",
+    "Vars",
     "ancestors",
     "apply_op",
     "as_var",

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from rewritekit.errors import RewritekitError
 from rewritekit.ir.nodes import Apply, Var, all_vars, apply_op, as_var, short_name
 from rewritekit.ir.patterns import PatternArgument, build_pattern
 from rewritekit.ir.types import TensorType
 
-__all__ = ["Op"]
+__all__ = ["Grads", "Op", "Vars"]
+
+#: The inputs, outputs or cotangents a ``vjp`` receives.
+Vars: TypeAlias = tuple[Var, ...]
+#: What a ``vjp`` returns: per input, a gradient Var, ``None`` (no gradient) or ``0``
+#: (a gradient that is zero almost everywhere, such as that of ``floor``).
+Grads: TypeAlias = list[Any]
 
 
 class Op:
@@ -43,6 +49,12 @@ class Op:
     #: ``argmax``, shapes), so no gradient flows through them and ``vjp`` is never called.
     #: The completeness test asks every other concrete Op for its own ``vjp``.
     differentiable: ClassVar[bool] = True
+
+    #: True on Ops whose inputs broadcast against each other (the elementwise Ops,
+    #: ``broadcast_to``, ``alloc``): their ``vjp`` may give cotangents of the output's shape,
+    #: and the differentiator sums each back over broadcasting to its input's shape and dtype
+    #: (``rt.sum_to``), once, for every rule.
+    broadcasts: ClassVar[bool] = False
 
     #: True on base classes that only share code (``Elemwise``); set in the class body, it
     #: is not inherited. The completeness tests skip abstract Ops.
@@ -114,16 +126,16 @@ class Op:
         """
         raise NotImplementedError(f"{type(self).__name__} must implement infer_types")
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        """Vector-Jacobian product: one gradient Var (or ``None``) per input.
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
+        """Vector-Jacobian product: one gradient Var (or ``None``, or ``0``) per input.
 
         ``cotangents[i]`` is the gradient of the cost with respect to ``outputs[i]`` (of
         that output's type; zeros for an output the cost does not use). Each gradient must
-        have its input's dtype and shape: undo broadcasting with ``rt.sum_to(g, x)``.
-        Return ``None`` for an input that gets no gradient (integer inputs, indices).
-        Called only when some output carries a gradient.
+        have its input's dtype and shape, unless the Op ``broadcasts`` (then the
+        differentiator sums it back); elsewhere undo broadcasting with ``rt.sum_to(g, x)``.
+        Return ``None`` for an input that gets no gradient (integer inputs, indices) and
+        ``0`` for one whose gradient is zero almost everywhere (``floor``); the
+        differentiator makes the zeros. Called only when some output carries a gradient.
         """
         raise NotImplementedError(f"{self} does not define vjp; it cannot be differentiated")
 

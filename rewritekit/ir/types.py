@@ -252,13 +252,14 @@ def broadcast_shapes(
 def _broadcast_message(
     op: str, shapes: Sequence[Sequence[int | None]], names: Sequence[str | None] | None
 ) -> str:
-    shown = " and ".join(_shape_str(s) for s in shapes)
+    shown = " and ".join(shape_str(s) for s in shapes)
     message = f"{op}: cannot broadcast shapes {shown}"
     if names is not None:
         message += " (inputs " + ", ".join(repr(n) if n else "<unnamed>" for n in names) + ")"
     return message
 
 
-def _shape_str(shape: Sequence[int | None]) -> str:
+def shape_str(shape: Sequence[int | None]) -> str:
+    """A static shape as error messages show it: ``(?, 3)``, ``(4,)``."""
     entries = ["?" if d is None else str(d) for d in shape]
     return "(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")"
