@@ -23,7 +23,7 @@ import numpy as np
 
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, short_name
-from rewritekit.ir.types import _shape_str, broadcast_shapes, result_dtype
+from rewritekit.ir.types import broadcast_shapes, result_dtype, shape_str
 
 __all__: list[str] = []  # the user functions are rewritekit.random's
 
@@ -93,8 +93,8 @@ class RandomVariable(Op):
             return tuple(batch)
         if len(batch) > len(self.size) or _broadcast_to(batch, self.size) is None:
             raise BroadcastError(
-                f"{self.name}: size {_shape_str(self.size)} does not fit the parameters' "
-                f"batch shape {_shape_str(batch)} (they must broadcast to the size)"
+                f"{self.name}: size {shape_str(self.size)} does not fit the parameters' "
+                f"batch shape {shape_str(batch)} (they must broadcast to the size)"
             )
         return _broadcast_to(batch, self.size)  # type: ignore[return-value]
 
