@@ -89,3 +89,52 @@ def test_the_library_never_imports_the_benchmark_extras():
     for path in PACKAGE.rglob("*.py"):
         for name in _imports(path):
             assert name.split(".")[0] not in {"pytensor", "matplotlib"}, f"{path} imports {name}"
+
+
+TENSOR = PACKAGE / "tensor"
+
+
+def _function_imports(path):
+    tree = ast.parse(path.read_text())
+    for func in ast.walk(tree):
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    yield func.name if hasattr(func, "name") else "<lambda>", node.lineno
+
+
+@pytest.mark.parametrize("path", sorted(TENSOR.glob("*.py")), ids=lambda p: p.name)
+def test_no_tensor_module_imports_inside_a_function(path):
+    """The Op modules form layers (each imports only those below it), so no import has to
+    hide in a function to dodge a cycle."""
+    found = list(_function_imports(path))
+    assert not found, f"{path.name} imports inside functions: {found}"
+
+
+def test_the_tensor_modules_import_each_other_without_a_cycle():
+    edges = {}
+    for path in TENSOR.glob("*.py"):
+        name = path.stem
+        tree = ast.parse(path.read_text())
+        targets = set()
+        for node in tree.body:  # module level only
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("rewritekit.tensor."):
+                    targets.add(node.module.split(".")[2])
+                elif node.module == "rewritekit.tensor":
+                    targets.update(alias.name for alias in node.names)
+        edges[name] = targets - {name}
+    # depth-first search for a back edge
+    state = {}
+
+    def visit(name, stack):
+        state[name] = "open"
+        for target in sorted(edges.get(name, ())):
+            assert state.get(target) != "open", f"import cycle: {' -> '.join([*stack, target])}"
+            if target not in state:
+                visit(target, [*stack, target])
+        state[name] = "done"
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
