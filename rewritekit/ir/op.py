@@ -139,6 +139,17 @@ class Op:
         """
         raise NotImplementedError(f"{self} does not define vjp; it cannot be differentiated")
 
+    def batch(self, node: Apply, inputs: Vars) -> Vars:
+        """The batching rule: ``node`` (an Apply of this Op) computed for a batch.
+
+        ``inputs`` are ``node.inputs`` with some given ``nb`` extra leading batch axes (the
+        same ``nb`` for each batched input; an unbatched input is unchanged). Return the
+        outputs of ``node`` with those ``nb`` leading axes. Elementwise Ops share one rule
+        (``rewritekit.tensor.ufunc``: they broadcast); other Ops state theirs in a short
+        method, as ``vjp``.
+        """
+        raise NotImplementedError(f"{self} has no batching rule")
+
     # --- building nodes ---------------------------------------------------------------
 
     def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:

@@ -33,6 +33,7 @@ import numpy as np
 
 from rewritekit.errors import DTypeError, GraphTypeError
 from rewritekit.ir import (
+    Apply,
     Grads,
     Op,
     TensorType,
@@ -99,6 +100,17 @@ class Elemwise(Op):
             strong[i] if i in strong else _weak_constant(a, dtype, f"{self.name}: input {i}")
             for i, a in enumerate(args)
         )
+
+    def batch(self, node: Apply, inputs: Vars) -> Vars:
+        """One rule for every elementwise Op: broadcasting lines up the batch axes once each
+        batched input has its core axes padded to the output's rank (unbatched inputs
+        broadcast from the right as they are)."""
+        rank = node.outputs[0].ndim
+        padded = []
+        for old, new in zip(node.inputs, inputs, strict=True):
+            nb, pad = new.ndim - old.ndim, rank - old.ndim
+            padded.append(new[(slice(None),) * nb + (None,) * pad] if nb and pad else new)
+        return (self(*padded),)
 
     def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
         """The dtype given to Python-scalar arguments, from the other arguments' types."""
