@@ -10,6 +10,7 @@ from rewritekit.backends.jax import _load_implementations as load_jax
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.backends.numpy import numpy_funcify
 from rewritekit.ir import Op
+from rewritekit.tensor.ufunc import Elemwise
 from tests.records import collect
 
 
@@ -47,3 +48,16 @@ def test_every_differentiable_op_has_a_vjp():
         op.__name__ for op in _concrete_ops() if op.differentiable and op.vjp is Op.vjp
     )
     assert not missing, f"differentiable Ops without a vjp: {missing}"
+
+
+def test_every_differentiable_elementwise_op_has_a_derivative_rule():
+    """Elementwise Ops inherit ``Elemwise.vjp``, which reads the rule ``defvjp`` gave them."""
+    missing = sorted(
+        op.__name__
+        for op in _concrete_ops()
+        if issubclass(op, Elemwise)
+        and op.differentiable
+        and op.vjp is Elemwise.vjp
+        and op.vjp_rule is None
+    )
+    assert not missing, f"elementwise Ops without a derivative rule: {missing}"
