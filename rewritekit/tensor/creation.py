@@ -17,9 +17,11 @@ import numpy as np
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import (
     Constant,
+    Grads,
     Op,
     TensorType,
     Var,
+    Vars,
     as_var,
     constant,
     normalize_dtype,
@@ -27,10 +29,10 @@ from rewritekit.ir import (
 )
 from rewritekit.ir import result_dtype as _result_dtype
 from rewritekit.ir.patterns import pattern_function
+from rewritekit.tensor.axes import is_int
 from rewritekit.tensor.elemwise import cast
+from rewritekit.tensor.shape_vectors import check_shape_input, static_param
 from rewritekit.tensor.shapes import (
-    _check_shape_input,
-    _static_param,
     as_shape_vector,
     broadcast_to,
     check_nonnegative,
@@ -75,24 +77,21 @@ class Alloc(Op):
     """
 
     __props__ = ("shape",)
+    broadcasts = True
 
     def __init__(self, shape: Any) -> None:
-        super().__init__(_static_param(self.name, shape))
+        super().__init__(static_param(self.name, shape))
 
     def infer_types(self, value: TensorType, vector: TensorType) -> tuple[TensorType, ...]:
         if value.ndim != 0:
             raise ShapeError(f"alloc: the fill value must be a scalar, got {value}")
-        _check_shape_input(self.name, vector, len(self.shape))
+        check_shape_input(self.name, vector, len(self.shape))
         return (value.with_shape(self.shape),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.gradient import input_grad
-
-        # every element is the fill value: its gradient is the sum of g; none for the shape
-        (value, _), (g,) = inputs, cotangents
-        return [input_grad(g, value), None]
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
+        # every element is the fill value: its gradient is the sum of g (the differentiator
+        # sums it back); none for the shape
+        return [cotangents[0], None]
 
 
 def _dtype(name: str, dtype: Any) -> str:
@@ -217,9 +216,7 @@ class Arange(Op):
         _scalar_inputs("arange", ("start", "stop", "step"), inputs)
         return (TensorType(self.dtype, (None,)),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # start, stop and step set the grid (its length is not differentiable, and JAX
         # needs them concrete): no gradient flows to them, though the result may be float
         return [None, None, None]
@@ -286,7 +283,7 @@ class Eye(Op):
     __props__ = ("dtype", "shape")
 
     def __init__(self, dtype: Any, shape: Any) -> None:
-        entries = _static_param(self.name, shape)
+        entries = static_param(self.name, shape)
         if len(entries) != 2:
             raise GraphTypeError(f"eye: shape must have two entries (n, m), got {shape!r}")
         super().__init__(normalize_dtype(dtype), entries)
@@ -295,15 +292,13 @@ class Eye(Op):
         _scalar_inputs("eye", ("n", "m", "k"), inputs)
         return (TensorType(self.dtype, self.shape),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # n, m and k are integers that set the grid: a float result has no gradient to give
         return [None, None, None]
 
 
 def _eye_arg(value: Any, label: str) -> Var:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer, Var)):
+    if not (is_int(value) or isinstance(value, Var)):
         raise GraphTypeError(
             f"eye: {label} must be an int or an integer scalar Var, got "
             f"{type(value).__name__} {value!r}"

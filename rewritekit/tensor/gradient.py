@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewritekit.errors import GraphTypeError, ShapeError
-from rewritekit.ir import Constant, Op, TensorType, Var, as_var
+from rewritekit.ir import Constant, Grads, Op, TensorType, Var, Vars, as_var
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.tensor.shapes import as_shape_vector, shape
+from rewritekit.tensor.elemwise import cast
+from rewritekit.tensor.reduction import sum as reduce_sum
+from rewritekit.tensor.shapes import as_shape_vector, broadcast_to, shape
 
 __all__ = ["input_grad", "stop_gradient", "sum_to"]
 
@@ -30,9 +32,7 @@ class StopGradient(Op):
         (x,) = input_types
         return (x,)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         return [None]
 
 
@@ -73,14 +73,9 @@ class SumTo(Op):
             )
         return (TensorType(g.dtype, self.shape),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.shapes import broadcast_to
-
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # summing is linear: its transpose broadcasts the cotangent back
-        (g, _), (ct,) = inputs, cotangents
-        return [broadcast_to(ct, shape(g)), None]
+        return [broadcast_to(cotangents[0], shape(inputs[0])), None]
 
 
 @pattern_function(SumTo, inputs=("g",))
@@ -97,8 +92,6 @@ def sum_to(g: Any, x: Var) -> Var:
         >>> sum_to(g, rt.vector("b", shape=(3,))).type.shape
         (3,)
     """
-    from rewritekit.tensor.reduction import sum as reduce_sum
-
     g = as_var(g, context="sum_to: input 0")
     target = x.type.shape
     lead = g.ndim - len(target)
@@ -125,15 +118,14 @@ _SUM_TO: dict[tuple[int | None, ...], SumTo] = {}  # one Op per target: built pe
 def input_grad(g: Var, x: Var) -> Var | None:
     """The cotangent ``g`` of an elementwise result as the gradient of its input ``x``:
     summed back over broadcasting and cast to ``x``'s dtype; None for an integer or bool
-    ``x`` (no gradient). The helper every elementwise ``vjp`` ends with.
+    ``x`` (no gradient). The differentiator applies it to every gradient that the ``vjp``
+    of an Op that ``broadcasts`` returns (the elementwise Ops, ``broadcast_to``, ``alloc``).
 
     Example:
-        >>> def vjp(self, inputs, outputs, cotangents):  # d(x * y)
-        ...     (x, y), (g,) = inputs, cotangents
-        ...     return [input_grad(g * y, x), input_grad(g * x, y)]
+        >>> x, y = rt.vector("x", shape=(3,)), rt.matrix("y", shape=(2, 3))
+        >>> input_grad(y, x).type.shape  # the cotangent of x + y, summed back
+        (3,)
     """
-    from rewritekit.tensor.elemwise import cast
-
     if x.type.kind not in "fc" or isinstance(x, Constant):  # constants have no gradient
         return None
     g = sum_to(g, x)
@@ -166,9 +158,7 @@ class Jacobian(Op):
             raise GraphTypeError(f"jacobian: bad shape input {vector} for an output {u}")
         return (TensorType(g.dtype, (*u.shape, *g.shape)),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         raise NotImplementedError(
             "jacobian: third derivatives (the gradient of a Jacobian) are not supported"
         )

@@ -14,17 +14,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var, short_name
+from rewritekit.errors import DTypeError, ShapeError
+from rewritekit.ir import Grads, Op, TensorType, Var, Vars, as_var
 from rewritekit.ir.patterns import pattern_function
+from rewritekit.tensor.axes import axis_param, normalize_axis
+from rewritekit.tensor.creation import arange
+from rewritekit.tensor.shapes import expand_dims, reshape, shape, shape_i
 
 __all__ = ["argsort", "sort"]
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 class SortBase(Op):
@@ -37,12 +34,7 @@ class SortBase(Op):
     axis: int | None
 
     def __init__(self, axis: int | None = None) -> None:
-        if axis is not None and not (_is_int(axis) and axis >= 0):
-            raise GraphTypeError(
-                f"{self.name}: axis must be a non-negative int or None (rt.{self.name} "
-                f"normalizes axes), got {axis!r}"
-            )
-        super().__init__(None if axis is None else int(axis))
+        super().__init__(axis_param(self.name, axis))
 
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         (x,) = input_types
@@ -53,14 +45,14 @@ class SortBase(Op):
             )
         if self.axis is None:
             size = None if None in x.shape else math.prod(x.shape)  # type: ignore[arg-type]
-            shape: tuple[int | None, ...] = (0 if 0 in x.shape else size,)
+            out: tuple[int | None, ...] = (0 if 0 in x.shape else size,)
         elif self.axis >= x.ndim:
             raise ShapeError(
                 f"{self.name}: axis {self.axis} is out of range for a {x.ndim}-d input"
             )
         else:
-            shape = x.shape
-        return (TensorType(self.output_dtype(x.dtype), shape),)
+            out = x.shape
+        return (TensorType(self.output_dtype(x.dtype), out),)
 
     def output_dtype(self, dtype: str) -> str:
         """The result's dtype for an input of ``dtype``."""
@@ -70,16 +62,10 @@ class SortBase(Op):
 class Sort(SortBase):
     """The elements sorted ascending along ``axis`` (stable; NaN last)."""
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.shapes import reshape, shape
-
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # out[j] = x[perm[j]] with perm the stable argsort (the permutation JAX's sort
         # moves tangents by, ties included), so grad[i] = g[inverse[i]], inverse = argsort(perm)
         (x,), (g,) = inputs, cotangents
-        if x.type.kind != "f":
-            return [None]
         if self.axis is None:
             flat = reshape(x, (-1,))
             inverse = Argsort(0)(Argsort(0)(flat))
@@ -99,8 +85,6 @@ class Argsort(SortBase):
 
 def _take_along_axis(x: Var, index: Var, axis: int) -> Var:
     """``np.take_along_axis(x, index, axis)`` for an ``index`` of x's shape."""
-    from rewritekit.tensor.creation import arange
-    from rewritekit.tensor.shapes import expand_dims, shape_i
 
     def grid(k: int) -> Var:  # 0, 1, ... along axis k, length 1 along the others
         others = tuple(a for a in range(x.ndim) if a != k)
@@ -113,14 +97,10 @@ def _axis(name: str, axis: Any, x: Var) -> int | None:
     """NumPy's ``axis`` normalized; None (flatten) on a 1-d input is axis 0."""
     if axis is None:
         return 0 if x.ndim == 1 else None
-    if not _is_int(axis):
-        raise GraphTypeError(f"{name}: axis must be an int or None, got {axis!r}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ShapeError(
-            f"{name}: axis {axis} is out of range for a {x.ndim}-d input (input {short_name(x)}); "
-            "use axis=None to sort the flattened input"
-        )
-    return int(axis) % x.ndim
+    try:
+        return normalize_axis(name, axis, x)
+    except ShapeError as exc:
+        raise ShapeError(f"{exc}; use axis=None to sort the flattened input") from None
 
 
 @pattern_function(Sort)
