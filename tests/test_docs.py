@@ -34,6 +34,30 @@ def test_backend_walkthrough_runs():
     assert namespace["backend"].calls == 1
 
 
+def test_new_elementwise_op_walkthrough_runs():
+    (block,) = [b for b in _blocks("docs/backends.md") if "class Cbrt" in b]
+    lines = [line for line in block.splitlines() if line.strip()]
+    code = [line for line in lines if not line.startswith(("import", "from"))]
+    assert (len(code), len(lines)) == (5, 10), block  # as the guide says
+    namespace = _run_in_order("docs/backends.md", [block])
+    import rewritekit as rk
+    import rewritekit.tensor as rt
+
+    x = rt.vector("x")
+    y = namespace["Cbrt"]()(x)
+    g = rk.grad(rt.sum(y * x), x)  # cbrt(x) + x / (3 cbrt(x)^2) = 4/3 cbrt(x)
+    values = np.array([8.0, -27.0, 0.125])
+    for backend in ("numpy", "jax"):
+        f = rk.function([x], [y, g], backend=backend)
+        out, grad = f(values)
+        np.testing.assert_allclose(np.asarray(out), np.cbrt(values), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(grad), 4 / 3 * np.cbrt(values), rtol=1e-12)
+    batched = rt.matrix("b")
+    (yb,) = y.owner.op.batch(y.owner, (batched,))
+    rows = np.array([[8.0, 1.0], [27.0, -8.0]])
+    np.testing.assert_allclose(rk.function([batched], yb, backend="numpy")(rows), np.cbrt(rows))
+
+
 def test_rules_guide_runs(capsys):
     blocks = _blocks("docs/rules.md")
     assert len(blocks) >= 9
