@@ -11,7 +11,7 @@ import numpy as np
 
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Var, short_name
-from rewritekit.ir.types import shape_str
+from rewritekit.ir.types import shape_str as shape_str  # re-exported for the Op modules
 
 __all__: list[str] = []  # helpers for the Op modules; nothing user-facing
 
