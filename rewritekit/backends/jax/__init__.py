@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.backends.lowering import lower
 from rewritekit.ir import Apply, Op, Var
 from rewritekit.tensor import OP_FAMILIES
 
@@ -86,8 +87,6 @@ class JaxBackend:
         """A jitted function of arrays returning the list of outputs; ``.jax_fn`` is pure."""
         import jax
         import jax.numpy as jnp
-
-        from rewritekit.backends.lowering import lower
 
         _load_implementations()
         run = lower(inputs, outputs, _implement)

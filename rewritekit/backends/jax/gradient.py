@@ -13,31 +13,17 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from rewritekit.backends.jax import jax_funcify
+from rewritekit.backends.common import reductions, register
+from rewritekit.backends.jax import _implement, jax_funcify
 from rewritekit.backends.lowering import lower
-from rewritekit.backends.numpy.gradient import sum_to_shape
 from rewritekit.ir import Apply
 from rewritekit.tensor import gradient as gr
 
-
-@jax_funcify.register(gr.StopGradient)
-def _stop_gradient(op: gr.StopGradient, node: Apply) -> Callable[..., Any]:
-    return jax.lax.stop_gradient
-
-
-@jax_funcify.register(gr.SumTo)
-def _sum_to(op: gr.SumTo, node: Apply) -> Callable[..., Any]:
-    def run(g: Any, shape: Any) -> Any:
-        # the shape vector is concrete at trace time (static shapes)
-        return sum_to_shape(jnp.asarray(g), tuple(int(n) for n in shape))
-
-    return run
+register(jax_funcify, reductions.gradient(jnp, stop_gradient=jax.lax.stop_gradient))
 
 
 @jax_funcify.register(gr.Jacobian)
 def _jacobian(op: gr.Jacobian, node: Apply) -> Callable[..., Any]:
-    from rewritekit.backends.jax import _implement
-
     inner = lower([op.cotangent, *op.inner_inputs], [op.vjp_graph], _implement)
 
     def run(*args: Any) -> Any:

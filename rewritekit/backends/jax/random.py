@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from rewritekit.backends.common.arrays import batch_shape
 from rewritekit.backends.jax import jax_funcify
-from rewritekit.backends.numpy.random import checked_batch
 from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
 from rewritekit.tensor import random as rv
@@ -61,18 +61,12 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
 
 
 def _batch_shape(op: rv.RandomVariable, size: Any, params: tuple[Any, ...]) -> tuple:
-    batches = [
-        tuple(jnp.shape(p)[: jnp.ndim(p) - core])
-        for p, core in zip(params, op.ndims_params, strict=True)
-    ]
-    if op.size is None:
-        return checked_batch(op, None, batches)
-    if not isinstance(size, (np.ndarray, np.generic)):
+    if op.size is not None and not isinstance(size, (np.ndarray, np.generic)):
         raise ShapeError(
             f"{op.name}: the size of a draw must be known when JAX traces the graph (a "
             "constant, or computed from static shapes); this one depends on input values"
         )
-    return checked_batch(op, tuple(int(d) for d in size), batches)
+    return batch_shape(op, size, params)
 
 
 def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:

@@ -1,24 +1,21 @@
 """JAX implementations of the special functions (``rewritekit.tensor.special``).
 
-Piecewise functions are written so that ``jax.grad`` never meets a NaN from the branch a
-``where`` does not take: ``softplus`` has its own derivative (below), and ``log1mexp`` and
-``xlogy`` feed each branch only the inputs that branch is valid for (the double-``where``
-trick).
+Piecewise functions are written so that ``jax.grad`` never meets a
+NaN from the branch a ``where`` does not take: ``softplus`` has its own derivative (below),
+and ``log1mexp`` and ``xlogy`` feed each branch only the inputs that branch is valid for
+(the double-``where`` trick).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
-import numpy as np
 
+from rewritekit.backends.common import elementwise, register
 from rewritekit.backends.jax import jax_funcify
-from rewritekit.backends.jax.elemwise import elemwise_impl
-from rewritekit.ir import Apply
 from rewritekit.tensor import special as sf
 
 
@@ -41,13 +38,6 @@ def _softplus_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[
     return _softplus(x), jax.nn.sigmoid(x) * t
 
 
-def _log1mexp(x: jax.Array) -> jax.Array:
-    near_zero = x > -np.log(2.0)
-    safe_near = jnp.where(near_zero, x, -1.0)  # each branch sees only its own inputs
-    safe_far = jnp.where(near_zero, -1.0, x)
-    return jnp.where(near_zero, jnp.log(-jnp.expm1(safe_near)), jnp.log1p(-jnp.exp(safe_far)))
-
-
 def _xlogy(x: jax.Array, y: jax.Array) -> jax.Array:
     # x == 0 gives 0 for every y but NaN (as SciPy: 0 * log(0), 0 * log(inf) and
     # 0 * log(-1) would be NaN); elsewhere x * log(y) is right, including its derivative
@@ -57,35 +47,12 @@ def _xlogy(x: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.where(zero, jnp.zeros_like(x), x * jnp.log(safe_y))
 
 
-def _logit(p: jax.Array) -> jax.Array:
-    return jnp.log(p) - jnp.log1p(-p)
-
-
-TABLE: dict[type[sf.FloatElemwise], Callable[..., Any]] = {
+# JAX's own forms of the functions the NumPy backend takes from SciPy (see above)
+TABLE = elementwise.special_functions(jnp, jsp) | {
     sf.Sigmoid: jax.nn.sigmoid,
     sf.Softplus: _softplus,
     sf.LogSigmoid: lambda x: -_softplus(-x),
-    sf.Logit: _logit,
-    sf.Erf: jsp.erf,
-    sf.Erfc: jsp.erfc,
-    sf.Erfinv: jsp.erfinv,
-    sf.Gammaln: jsp.gammaln,
-    sf.Digamma: jsp.digamma,
+    sf.Logit: lambda p: jnp.log(p) - jnp.log1p(-p),
     sf.Xlogy: _xlogy,
-    sf.Log1mexp: _log1mexp,
 }
-
-
-def _register(op_class: type[sf.FloatElemwise], fn: Callable[..., Any]) -> None:
-    @jax_funcify.register(op_class)
-    def _(op: sf.FloatElemwise, node: Apply) -> Callable[..., Any]:
-        return elemwise_impl(fn, node)
-
-
-for _op_class, _fn in TABLE.items():
-    _register(_op_class, _fn)
-
-
-@jax_funcify.register(sf.Polygamma)
-def _polygamma(op: sf.Polygamma, node: Apply) -> Callable[..., Any]:
-    return elemwise_impl(lambda x: jsp.polygamma(op.n, x), node)
+register(jax_funcify, elementwise.special(jnp, jsp, TABLE))

@@ -9,7 +9,8 @@ Register an implementation for your own Op with::
         return lambda x: ...
 
 Implementations of rewritekit's Ops live in the modules beside this one, one per family
-of ``rewritekit.tensor``.
+of ``rewritekit.tensor``; the code they share with the JAX backend is written once over the
+array module in ``rewritekit.backends.common``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.backends.lowering import lower
 from rewritekit.errors import RewritekitError
 from rewritekit.ir import Apply, Op, Var
 from rewritekit.tensor import OP_FAMILIES
@@ -56,8 +58,6 @@ class NumpyBackend:
 
     def compile(self, inputs: Sequence[Var], outputs: Sequence[Var]) -> Callable[..., list[Any]]:
         """A function of NumPy arrays returning the list of output arrays."""
-        from rewritekit.backends.lowering import lower
-
         implement = self._checked if self.check_types else _implement
         run = lower(inputs, outputs, implement)
         leaves = [out.owner is None for out in outputs]

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from rewritekit.backends.common.arrays import batch_shape
 from rewritekit.backends.numpy import numpy_funcify
-from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
 from rewritekit.tensor import random as rv
 
@@ -68,33 +68,6 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.MultivariateNormalRV: _multivariate_normal,
     rv.DirichletRV: _dirichlet,
 }
-
-
-def batch_shape(op: rv.RandomVariable, size: np.ndarray, params: tuple[Any, ...]) -> tuple:
-    """The run-time batch shape: the size, or the parameters' broadcast batch shape.
-
-    Raises:
-        ShapeError: the parameters do not broadcast to the size (known only now when the
-            size or a parameter's length was unknown at build time).
-    """
-    batches = [
-        np.shape(p)[: np.ndim(p) - core] for p, core in zip(params, op.ndims_params, strict=True)
-    ]
-    return checked_batch(op, None if op.size is None else tuple(int(d) for d in size), batches)
-
-
-def checked_batch(op: rv.RandomVariable, size: tuple | None, batches: list[tuple]) -> tuple:
-    """``size`` (or the batches' broadcast shape) once the batches are known to fit it."""
-    try:
-        batch = np.broadcast_shapes(*batches)
-        if size is not None and np.broadcast_shapes(size, batch) != size:
-            raise ValueError
-    except ValueError:
-        shown = ", ".join(f"{n} {b}" for n, b in zip(op.params, batches, strict=True))
-        raise ShapeError(
-            f"{op.name}: the parameters' batch shapes ({shown}) do not broadcast to the size {size}"
-        ) from None
-    return batch if size is None else size
 
 
 def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:

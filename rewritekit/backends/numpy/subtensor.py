@@ -1,7 +1,7 @@
 """NumPy implementations of the indexing Ops (``rewritekit.tensor.subtensor``).
 
-``Subtensor`` returns what ``x[idx]`` returns (a view for basic indexing); the updates work
-on a copy of ``x``. Out-of-range run-time indices raise NumPy's ``IndexError``.
+``Subtensor`` returns what ``x[idx]`` returns (a view for basic indexing); the updates
+work on a copy of ``x``. Out-of-range run-time indices raise NumPy's ``IndexError``.
 """
 
 from __future__ import annotations
@@ -11,28 +11,20 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.backends.common import arrays, register
+from rewritekit.backends.common.arrays import index
 from rewritekit.backends.numpy import numpy_funcify
 from rewritekit.ir import Apply
-from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor, Subtensor, make_index
+from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor
 
-
-@numpy_funcify.register(Subtensor)
-def _subtensor(op: Subtensor, node: Apply) -> Callable[..., Any]:
-    index = op.index
-
-    def run(x: Any, *parts: Any) -> Any:
-        return np.asarray(x)[make_index(index, parts)]
-
-    return run
+register(numpy_funcify, arrays.subtensor(np))
 
 
 @numpy_funcify.register(SetSubtensor)
 def _set_subtensor(op: SetSubtensor, node: Apply) -> Callable[..., Any]:
-    index = op.index
-
     def run(x: Any, value: Any, *parts: Any) -> np.ndarray:
         out = np.array(x, copy=True)
-        out[make_index(index, parts)] = value  # repeated indices: the last write wins
+        out[index(op, parts)] = value  # repeated indices: the last write wins
         return out
 
     return run
@@ -40,11 +32,11 @@ def _set_subtensor(op: SetSubtensor, node: Apply) -> Callable[..., Any]:
 
 @numpy_funcify.register(IncSubtensor)
 def _inc_subtensor(op: IncSubtensor, node: Apply) -> Callable[..., Any]:
-    index, advanced = op.index, op.is_advanced
+    advanced = op.is_advanced
 
     def run(x: Any, value: Any, *parts: Any) -> np.ndarray:
         out = np.array(x, copy=True)
-        where = make_index(index, parts)
+        where = index(op, parts)
         if advanced:
             np.add.at(out, where, value)  # every occurrence of a repeated index adds
         else:
