@@ -103,20 +103,12 @@ def _function_imports(path):
                     yield func.name if hasattr(func, "name") else "<lambda>", node.lineno
 
 
-# Issue #21's remaining work: these modules still import inside their vjp methods. The
-# list only shrinks: a listed module that no longer needs it fails the test below.
-NOT_YET_LAYERED = {"linalg.py", "products.py", "subtensor.py"}
-
-
 @pytest.mark.parametrize("path", sorted(TENSOR.glob("*.py")), ids=lambda p: p.name)
 def test_no_tensor_module_imports_inside_a_function(path):
     """The Op modules form layers (each imports only those below it), so no import has to
     hide in a function to dodge a cycle."""
     found = list(_function_imports(path))
-    if path.name in NOT_YET_LAYERED:
-        assert found, f"{path.name} is layered now: remove it from NOT_YET_LAYERED"
-    else:
-        assert not found, f"{path.name} imports inside functions: {found}"
+    assert not found, f"{path.name} imports inside functions: {found}"
 
 
 def test_the_tensor_modules_import_each_other_without_a_cycle():

@@ -23,28 +23,31 @@ Example:
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
-from rewritekit.ir import Op, TensorType, Var, as_var, broadcast_shapes, result_dtype, short_name
+from rewritekit.errors import DTypeError, ShapeError
+from rewritekit.ir import (
+    Grads,
+    Op,
+    TensorType,
+    Var,
+    Vars,
+    as_var,
+    broadcast_shapes,
+    result_dtype,
+)
 from rewritekit.ir.patterns import pattern_function
+from rewritekit.tensor.axes import shape_str
+from rewritekit.tensor.contractions import grad_as, outer
+from rewritekit.tensor.creation import arange
+from rewritekit.tensor.diagonals import AllocDiag, ExtractDiag, Trace, diag, trace  # noqa: F401
+from rewritekit.tensor.elemwise import cast, greater, greater_equal
+from rewritekit.tensor.gradient import input_grad
+from rewritekit.tensor.shapes import expand_dims, shape_i, squeeze, swapaxes
 
 __all__ = ["cholesky", "det", "diag", "inv", "slogdet", "solve", "solve_triangular", "trace"]
 
 Length = int | None
-
-
-def _shape_str(shape: Sequence[Length]) -> str:
-    entries = ["?" if d is None else str(d) for d in shape]
-    return "(" + ", ".join(entries) + ("," if len(entries) == 1 else "") + ")"
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _same(n: Length, m: Length) -> Length:
@@ -84,34 +87,18 @@ def _check_matrices(name: str, t: TensorType, position: int = 0) -> None:
     if n is not None and m is not None and n != m:
         raise ShapeError(
             f"{name}: input {position} must hold square matrices in its last two axes, got "
-            f"shape {_shape_str(t.shape)}"
+            f"shape {shape_str(t.shape)}"
         )
-
-
-def _grad_as(g: Var, x: Var) -> Var | None:
-    """``g`` as the gradient of ``x`` when no broadcasting can have happened: cast to
-    ``x``'s dtype, or None for an integer or bool ``x`` (no gradient)."""
-    from rewritekit.tensor.elemwise import cast
-
-    if x.type.kind not in "fc":
-        return None
-    return g if g.dtype == x.dtype else cast(g, x.dtype)
 
 
 def _mT(x: Var) -> Var:
     """The matrices of ``x`` transposed (its last two axes swapped)."""
-    from rewritekit.tensor.shapes import swapaxes
-
     return swapaxes(x, -1, -2)
 
 
 def _below(x: Var, dtype: str, strict: bool = False) -> Var:
     """The (n, n) mask of ones below the diagonal, and on it unless ``strict``; n is the
     length of ``x``'s last axis."""
-    from rewritekit.tensor.creation import arange
-    from rewritekit.tensor.elemwise import cast, greater, greater_equal
-    from rewritekit.tensor.shapes import expand_dims, shape_i
-
     index = arange(shape_i(x, x.ndim - 1))
     compare = greater if strict else greater_equal
     return cast(compare(expand_dims(index, 1), index), dtype)
@@ -119,8 +106,6 @@ def _below(x: Var, dtype: str, strict: bool = False) -> Var:
 
 def _scale(g: Var, matrices: Var) -> Var:
     """Each matrix of the stack ``matrices`` times the matching scalar of ``g``."""
-    from rewritekit.tensor.shapes import expand_dims
-
     return expand_dims(g, (-1, -2)) * matrices
 
 
@@ -145,9 +130,7 @@ class Cholesky(LapackOp):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         return (self.square(*input_types),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # Murray (2016), as JAX: dL = L phi(L^-1 dA L^-T), phi taking the lower triangle
         # with the diagonal halved. Transposed: A_bar = L^-T phi(L^T g) L^-1, symmetrized
         # because JAX's lowering symmetrizes A first (A[i, j] and A[j, i] count alike).
@@ -155,7 +138,7 @@ class Cholesky(LapackOp):
         half = (_below(factor, g.dtype) + _below(factor, g.dtype, strict=True)) * 0.5
         p = (_mT(factor) @ g) * half
         s = solve(_mT(factor), _mT(solve(_mT(factor), p)))  # (L^-T p L^-1).T
-        return [_grad_as((s + _mT(s)) * 0.5, a)]
+        return [grad_as((s + _mT(s)) * 0.5, a)]
 
 
 class Inv(LapackOp):
@@ -164,12 +147,10 @@ class Inv(LapackOp):
     def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
         return (self.square(*input_types),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T
         (a,), (y,), (g,) = inputs, outputs, cotangents
-        return [_grad_as(-(_mT(y) @ g @ _mT(y)), a)]
+        return [grad_as(-(_mT(y) @ g @ _mT(y)), a)]
 
 
 class Det(LapackOp):
@@ -179,12 +160,10 @@ class Det(LapackOp):
         a = self.square(*input_types)
         return (TensorType(a.dtype, a.shape[:-2]),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T
         (a,), (d,), (g,) = inputs, outputs, cotangents
-        return [_grad_as(_scale(g * d, _mT(inv(a))), a)]
+        return [grad_as(_scale(g * d, _mT(inv(a))), a)]
 
 
 class Slogdet(LapackOp):
@@ -196,12 +175,10 @@ class Slogdet(LapackOp):
         out = TensorType(a.dtype, a.shape[:-2])
         return (out, out)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # the sign is piecewise constant (no gradient); d log|det A| = tr(A^-1 dA)
         (a,), (_, g) = inputs, cotangents
-        return [_grad_as(_scale(g, _mT(inv(a))), a)]
+        return [grad_as(_scale(g, _mT(inv(a))), a)]
 
 
 class Solve(LapackOp):
@@ -219,8 +196,8 @@ class Solve(LapackOp):
         if n is not None and rows is not None and n != rows:
             axis = "its only axis" if b.ndim == 1 else "its second-to-last axis"
             raise ShapeError(
-                f"{self.name}: a has shape {_shape_str(a.shape)} but b has shape "
-                f"{_shape_str(b.shape)}: {axis} must have length {n}"
+                f"{self.name}: a has shape {shape_str(a.shape)} but b has shape "
+                f"{shape_str(b.shape)}: {axis} must have length {n}"
             )
         n = _same(n, rows)
         if b.ndim == 1:
@@ -228,12 +205,7 @@ class Solve(LapackOp):
         batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op=self.name)
         return (TensorType(dtype, (*batch, n, b.shape[-1])),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.gradient import input_grad
-        from rewritekit.tensor.shapes import expand_dims, squeeze
-
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # x = A^-1 b: b_bar = A^-T g and A_bar = -b_bar x^T, summed over broadcast stacks.
         # A vector b is a one-column matrix here.
         (a, b), (x,), (g,) = inputs, outputs, cotangents
@@ -267,23 +239,19 @@ class SolveTriangular(LapackOp):
         n = _same(*a.shape)
         if n is not None and b.shape[0] is not None and n != b.shape[0]:
             raise ShapeError(
-                f"{self.name}: a has shape {_shape_str(a.shape)} but b has shape "
-                f"{_shape_str(b.shape)}: b's first axis must have length {n}"
+                f"{self.name}: a has shape {shape_str(a.shape)} but b has shape "
+                f"{shape_str(b.shape)}: b's first axis must have length {n}"
             )
         return (TensorType(dtype, (_same(n, b.shape[0]), *b.shape[1:])),)
 
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.products import outer
-
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # x = T^-1 b, T the triangle of A that is read: b_bar = T^-T g, and A_bar =
         # -b_bar x^T on that triangle (the other one is not read: zero gradient)
         (a, b), (x,), (g,) = inputs, outputs, cotangents
         gb = solve_triangular(_mT(a), g, lower=not self.lower)
         ga = -(outer(gb, x) if b.ndim == 1 else gb @ _mT(x))
         mask = _below(a, ga.dtype)
-        return [_grad_as(ga * (mask if self.lower else _mT(mask)), a), _grad_as(gb, b)]
+        return [grad_as(ga * (mask if self.lower else _mT(mask)), a), grad_as(gb, b)]
 
 
 def _input(name: str, a: Any, position: int = 0) -> Var:
@@ -365,155 +333,3 @@ def solve_triangular(a: Any, b: Any, lower: bool = False) -> Var:
         TensorType(dtype='float64', shape=(3, None))
     """
     return SolveTriangular(lower)(_input("solve_triangular", a), _input("solve_triangular", b, 1))
-
-
-# --- trace and diag ---------------------------------------------------------------------
-
-
-@functools.lru_cache(maxsize=64)
-def _trace_dtype(dtype: str) -> str:
-    # NumPy's own rule (that of sum): asked of NumPy rather than restated.
-    return np.trace(np.zeros((1, 1), dtype=dtype)).dtype.name
-
-
-def _offset(name: str, k: Any, what: str) -> int:
-    if not _is_int(k):
-        raise GraphTypeError(f"{name}: {what} must be an int, got {k!r}")
-    return int(k)
-
-
-def _diagonal_length(n: Length, m: Length, k: int) -> Length:
-    """The length of diagonal ``k`` of an (n, m) matrix (0 where it misses the matrix)."""
-    if n == 0 or m == 0:
-        return 0
-    if k >= 0 and m is not None and m - k <= 0:
-        return 0
-    if k < 0 and n is not None and n + k <= 0:
-        return 0
-    if n is None or m is None:
-        return None
-    return max(0, min(n, m - k) if k >= 0 else min(n + k, m))
-
-
-class Trace(Op):
-    """The sum of diagonal ``offset`` of the matrices in the first two axes (NumPy's
-    ``trace``): ``trace(a)[...] = sum_i a[i, i + offset, ...]``; an empty diagonal gives 0."""
-
-    __props__ = ("offset",)
-
-    offset: int
-
-    def __init__(self, offset: int = 0) -> None:
-        super().__init__(_offset("trace", offset, "offset"))
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        (a,) = input_types
-        if a.ndim < 2:
-            raise ShapeError(f"trace: input must be at least 2-d, got a {a.ndim}-d input")
-        return (TensorType(_trace_dtype(a.dtype), a.shape[2:]),)
-
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.creation import eye
-        from rewritekit.tensor.shapes import expand_dims, shape_i
-
-        # each element on diagonal `offset` enters the sum once: it receives g
-        (a,), (g,) = inputs, cotangents
-        ones = eye(shape_i(a, 0), shape_i(a, 1), k=self.offset, dtype=g.dtype)
-        return [_grad_as(expand_dims(ones, tuple(range(2, a.ndim))) * g, a)]
-
-
-class AllocDiag(Op):
-    """The square matrix with the vector on its diagonal ``k`` and zeros elsewhere
-    (``np.diag`` of a 1-d input): (n,) -> (n + |k|, n + |k|)."""
-
-    __props__ = ("k",)
-
-    k: int
-
-    def __init__(self, k: int = 0) -> None:
-        super().__init__(_offset("diag", k, "k"))
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        (v,) = input_types
-        if v.ndim != 1:
-            raise ShapeError(f"diag: AllocDiag needs a 1-d input, got a {v.ndim}-d input")
-        n = None if v.shape[0] is None else v.shape[0] + abs(self.k)
-        return (TensorType(v.dtype, (n, n)),)
-
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        # v[i] is placed on diagonal k: it receives g's diagonal k
-        (v,), (g,) = inputs, cotangents
-        return [_grad_as(ExtractDiag(self.k)(g), v)]
-
-
-class ExtractDiag(Op):
-    """Diagonal ``k`` of a matrix, as a vector (``np.diag`` of a 2-d input); empty where
-    the diagonal misses the matrix."""
-
-    __props__ = ("k",)
-
-    k: int
-
-    def __init__(self, k: int = 0) -> None:
-        super().__init__(_offset("diag", k, "k"))
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        (a,) = input_types
-        if a.ndim != 2:
-            raise ShapeError(f"diag: ExtractDiag needs a 2-d input, got a {a.ndim}-d input")
-        return (TensorType(a.dtype, (_diagonal_length(*a.shape, self.k),)),)
-
-    def vjp(
-        self, inputs: tuple[Var, ...], outputs: tuple[Var, ...], cotangents: tuple[Var, ...]
-    ) -> list[Var | None]:
-        from rewritekit.tensor.creation import arange, zeros
-        from rewritekit.tensor.shapes import shape, shape_i
-        from rewritekit.tensor.subtensor import set_subtensor
-
-        # the result reads a[i + max(-k, 0), i + max(k, 0)]: g goes back there, 0 elsewhere
-        (a,), (g,) = inputs, cotangents
-        index = arange(shape_i(g, 0))
-        rows = index - self.k if self.k < 0 else index
-        cols = index + self.k if self.k > 0 else index
-        return [_grad_as(set_subtensor(zeros(shape(a), dtype=g.dtype)[rows, cols], g), a)]
-
-
-@pattern_function(Trace, inputs=("a",))
-def trace(a: Any, offset: int = 0) -> Var:
-    """The sum along diagonal ``offset`` of the first two axes, as ``np.trace``.
-
-    Raises:
-        ShapeError: ``a`` has fewer than 2 dimensions.
-        GraphTypeError: ``offset`` is not an int.
-
-    Example:
-        >>> rt.linalg.trace(rt.tensor("a", shape=(3, 3, 5)), offset=1).type
-        TensorType(dtype='float64', shape=(5,))
-    """
-    return Trace(_offset("trace", offset, "offset"))(_input("trace", a))
-
-
-@pattern_function(AllocDiag, ExtractDiag, inputs=("v",))
-def diag(v: Any, k: int = 0) -> Var:
-    """As ``np.diag``: a 1-d ``v`` gives the matrix with ``v`` on diagonal ``k``; a 2-d
-    ``v`` gives its diagonal ``k``.
-
-    Raises:
-        ShapeError: ``v`` is neither 1-d nor 2-d.
-        GraphTypeError: ``k`` is not an int.
-
-    Example:
-        >>> rt.linalg.diag(rt.vector("v", shape=(3,)), k=-1).type
-        TensorType(dtype='float64', shape=(4, 4))
-    """
-    x = _input("diag", v)
-    k = _offset("diag", k, "k")
-    if x.ndim == 1:
-        return AllocDiag(k)(x)
-    if x.ndim == 2:
-        return ExtractDiag(k)(x)
-    raise ShapeError(f"diag: input must be 1-d or 2-d, got a {x.ndim}-d input ({short_name(x)})")
