@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from rewritekit.backends.lowering import lower
+from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
 from rewritekit.ir import Apply, Op, Var
 from rewritekit.tensor import OP_FAMILIES
 
@@ -70,8 +71,6 @@ def _implement(node: Apply) -> Callable[..., Any]:
 
 def _numpy_or(traced: Callable[..., Any], node: Apply) -> Callable[..., Any]:
     """The node's NumPy implementation, or the JAX one for an Op that has only that."""
-    from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
-
     try:
         return numpy_funcify(node.op, node)
     except NotImplementedError:
