@@ -4,8 +4,9 @@ One module per theme, each exporting ``rules`` (a ``RuleSet`` named after its ph
 
 - ``folding``: constant folding through the NumPy reference, static shapes, shape
   inference (phase ``fold``; the shape table is ``shape_inference``);
-- ``canonical``, ``algebra``, ``structural``: identities, inverse pairs, the cancelling
-  sum/product canonicaliser, and shape/index/reduction simplifications (``canonicalize``);
+- ``canonical``, ``filling``, ``algebra``, ``structural``: identities, arrays of one value,
+  inverse pairs, the cancelling sum/product canonicaliser, and shape/index/reduction
+  simplifications (``canonicalize``);
 - ``stabilizing``: numerically stable forms (``stabilize``);
 - ``specializing``: cheaper forms (``specialize``).
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 from rewritekit.rules.library import (
     algebra,
     canonical,
+    filling,
     folding,
     specializing,
     stabilizing,
@@ -41,7 +43,9 @@ __all__ = [
 #: Constant folding, static-shape folding and shape inference.
 fold = RuleSet([folding.rules], name="fold")
 #: Algebraic identities, inverse pairs, the sum/product canonicaliser, shape simplification.
-canonicalize = RuleSet([canonical.rules, algebra.rules, structural.rules], name="canonicalize")
+canonicalize = RuleSet(
+    [canonical.rules, filling.rules, algebra.rules, structural.rules], name="canonicalize"
+)
 #: Numerically stable forms: log1p, softplus, logsumexp, log_softmax, ...
 stabilize = RuleSet([stabilizing.rules], name="stabilize")
 #: Cheaper forms: square, sqrt, reciprocal, solve, dot, ...

@@ -8,27 +8,35 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 import rewritekit.tensor as rt
 from rewritekit.ir import TensorType, Var
 from rewritekit.rules.library._support import same_type
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.elemwise import float_dtype
+from rewritekit.tensor.shapes import BroadcastTo, ExpandDims, Reshape, Squeeze, Transpose
+from rewritekit.tensor.subtensor import Subtensor
 
 __all__ = [
+    "LAYOUT",
     "REAL",
     "Guard",
     "as_float",
     "ax",
     "computed",
     "guard",
+    "in_dtype",
     "kd",
     "m",
     "matrix_x",
     "negate",
     "real",
     "same_float",
+    "through_layout",
     "unary_of",
+    "widening_unary_of",
 ]
 
 Guard = Callable[[Bindings], bool]
@@ -37,6 +45,28 @@ ax, kd = lvar("ax"), lvar("kd")  # a reduction's axis and keepdims parameters
 m = lvar("m")  # a matrix (or a stack of them)
 
 REAL = {"x": "real"}
+
+
+#: Ops that move, copy or select elements without changing them: for an elementwise ``f``,
+#: ``f(S(u))`` is ``S(f(u))``, so a stable form is recognised through them.
+LAYOUT = (Transpose, Reshape, ExpandDims, Squeeze, BroadcastTo, Subtensor)
+
+
+def through_layout(v: Var) -> tuple[Var, Callable[[Var], Var]]:
+    """``(u, rebuild)`` with ``v`` = ``rebuild(u)``: ``u`` is what is left of ``v`` after
+    peeling its chain of ``LAYOUT`` Ops (none: ``u`` is ``v``), and ``rebuild(w)`` applies
+    the same chain, with the same parameters, to ``w``."""
+    chain = []
+    while v.owner is not None and isinstance(v.owner.op, LAYOUT):
+        chain.append(v.owner)
+        v = v.owner.inputs[0]
+
+    def rebuild(w: Var) -> Var:
+        for node in reversed(chain):
+            w = node.op(w, *node.inputs[1:])
+        return w
+
+    return v, rebuild
 
 
 def matrix_x() -> Var:
@@ -74,6 +104,29 @@ def unary_of(name: str) -> Guard:
         return t.kind in "biuf" and TensorType(float_dtype(t.dtype), t.shape) == b.term.type
 
     return guard(f"unary_of({name})", keeps)
+
+
+def widening_unary_of(name: str) -> Guard:
+    """As ``unary_of``, but the matched node may hold the float function of the input in a
+    wider float (``1.0 - sigmoid(x)`` with a float64 constant and a float32 ``x``); the
+    right side is cast up with ``in_dtype``."""
+
+    def keeps(b: Bindings) -> bool:
+        t, term = b[name].type, b.term.type
+        inner = float_dtype(t.dtype)
+        return (
+            t.kind in "biuf"
+            and t.shape == term.shape
+            and term.kind == "f"
+            and np.can_cast(inner, term.dtype, "safe")
+        )
+
+    return guard(f"widening_unary_of({name})", keeps)
+
+
+def in_dtype(v: Var, b: Bindings) -> Var:
+    """``v`` cast to the matched node's dtype (nothing when it has it)."""
+    return v if v.dtype == b.term.dtype else rt.cast(v, b.term.dtype)
 
 
 def computed(text: str, build: Callable[[Bindings], Var]) -> Callable[[Bindings], Var]:

@@ -5,10 +5,12 @@ Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answ
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+import rewritekit.tensor as rt
 from rewritekit.ir import Constant, Var
 from rewritekit.rules.patterns import lvar
 
@@ -18,6 +20,9 @@ __all__ = [
     "broadcast_lengths",
     "c",
     "constant_value",
+    "first_occurrence",
+    "fitted",
+    "operands",
     "same_type",
     "scalar_like",
     "x",
@@ -59,8 +64,6 @@ def broadcast_lengths(shape: tuple[int | None, ...], operands: list[Var]) -> lis
     Rules use it to broadcast a replacement to the shape of the node it replaces without
     reading ``shape(node)``, which would put the node into its own replacement.
     """
-    import rewritekit.tensor as rt
-
     parts: list[int | Var] = []
     for axis, length in enumerate(shape):
         if length is not None:
@@ -73,3 +76,48 @@ def broadcast_lengths(shape: tuple[int | None, ...], operands: list[Var]) -> lis
             part = rt.where(rt.equal(part, 1), rt.shape_i(other, -back), part)
         parts.append(part)
     return parts
+
+
+def operands(bindings: Any) -> tuple[Var, ...]:
+    """The inputs of the matched node."""
+    return bindings.term.owner.inputs
+
+
+def fitted(
+    value: Var,
+    term: Var,
+    inputs: Sequence[Var],
+    source: Var | None = None,
+    trust_types: bool = False,
+) -> Var:
+    """``value`` cast to ``term``'s dtype and broadcast to ``term``'s runtime shape.
+
+    The shape is built from ``inputs`` (the matched node's operands): static lengths where
+    ``term`` has them, otherwise ``shape_i`` of the operands with unknown lengths there.
+    ``source`` is the operand ``value`` has the shape of (None for a fill value); its length
+    is used last, so ``broadcast_to`` still fails where ``source`` does not broadcast.
+    ``trust_types`` (shape_unsafe rules only) takes a ``value`` of ``term``'s static shape
+    as is: it assumes no other operand broadcasts it at run time.
+    """
+    value = rt.cast(value, term.dtype)
+    if trust_types and value.type.shape == term.type.shape:
+        return value
+    ordered = [
+        v for i, v in enumerate(inputs) if v is not source and first_occurrence(v, inputs, i)
+    ]
+    if source is not None:
+        ordered.append(source)
+    exact = value.ndim == term.ndim
+    for axis, length in enumerate(term.type.shape):
+        if length is not None:
+            exact = exact and value.type.shape[axis] == length
+        else:
+            back = term.ndim - axis
+            unknown = [v for v in ordered if v.ndim >= back and v.type.shape[-back] is None]
+            exact = exact and len(unknown) == 1 and unknown[0] is source
+    return value if exact else rt.broadcast_to(value, broadcast_lengths(term.type.shape, ordered))
+
+
+def first_occurrence(var: Var, inputs: Sequence[Var], index: int) -> bool:
+    """``var`` does not occur in ``inputs`` before ``index``."""
+    return all(other is not var for other in inputs[:index])

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.ir import Var
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.rules.library._support import broadcast_lengths, c, constant_value, x, y
+from rewritekit.rules.library._support import c, constant_value, fitted, operands, x, y
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -45,45 +45,8 @@ def _kind(var: Var) -> str:
     return np.dtype(var.dtype).kind
 
 
-def _fitted(
-    value: Var,
-    term: Var,
-    inputs: Sequence[Var],
-    source: Var | None = None,
-    trust_types: bool = False,
-) -> Var:
-    """``value`` cast to ``term``'s dtype and broadcast to ``term``'s runtime shape.
-
-    The shape is built from ``inputs`` (the matched node's operands): static lengths where
-    ``term`` has them, otherwise ``shape_i`` of the operands with unknown lengths there.
-    ``source`` is the operand ``value`` has the shape of (None for a fill value); its length
-    is used last, so ``broadcast_to`` still fails where ``source`` does not broadcast.
-    ``trust_types`` (shape_unsafe rules only) takes a ``value`` of ``term``'s static shape
-    as is: it assumes no other operand broadcasts it at run time.
-    """
-    value = rt.cast(value, term.dtype)
-    if trust_types and value.type.shape == term.type.shape:
-        return value
-    ordered = [v for i, v in enumerate(inputs) if v is not source and _first(v, inputs, i)]
-    if source is not None:
-        ordered.append(source)
-    exact = value.ndim == term.ndim
-    for axis, length in enumerate(term.type.shape):
-        if length is not None:
-            exact = exact and value.type.shape[axis] == length
-        else:
-            back = term.ndim - axis
-            unknown = [v for v in ordered if v.ndim >= back and v.type.shape[-back] is None]
-            exact = exact and len(unknown) == 1 and unknown[0] is source
-    return value if exact else rt.broadcast_to(value, broadcast_lengths(term.type.shape, ordered))
-
-
-def _first(var: Var, inputs: Sequence[Var], index: int) -> bool:
-    return all(other is not var for other in inputs[:index])
-
-
 def _operands(b: Bindings) -> tuple[Var, ...]:
-    return b.term.owner.inputs  # type: ignore[union-attr]
+    return operands(b)
 
 
 def _keep(name: str, trust_types: bool = False) -> Callable[[Bindings], Var]:
@@ -91,7 +54,7 @@ def _keep(name: str, trust_types: bool = False) -> Callable[[Bindings], Var]:
     ``_fitted`` for ``trust_types``)."""
 
     def build(b: Bindings) -> Var:
-        return _fitted(b[name], b.term, _operands(b), b[name], trust_types)
+        return fitted(b[name], b.term, _operands(b), b[name], trust_types)
 
     build.__name__ = f"keep({name})"
     return build
@@ -102,7 +65,7 @@ def _fill(value: Any) -> Callable[[Bindings], Var]:
 
     def build(b: Bindings) -> Var:
         filled = rt.full_like(b.x, value, dtype=b.term.dtype)
-        return _fitted(filled, b.term, _operands(b), source=b.x)
+        return fitted(filled, b.term, _operands(b), source=b.x)
 
     build.__name__ = f"fill({value})"
     return build
@@ -156,7 +119,7 @@ _identities: list[Rule] = [
         when=lambda b: _kind(b.x) in "biu",
         example=lambda: _int_vector("x") * 0,
     ),
-    rule(0 - x, lambda b: -_fitted(b.x, b.term, _operands(b), source=b.x), name="zero_sub"),
+    rule(0 - x, lambda b: -fitted(b.x, b.term, _operands(b), source=b.x), name="zero_sub"),
     # Differs where x is inf or nan: x - x is nan there, 0 after the rewrite.
     rule(x - x, lambda b: rt.zeros_like(b.x, dtype=b.term.dtype), name="sub_self"),
     # Differs at x = 0 and x = +-inf (nan there).

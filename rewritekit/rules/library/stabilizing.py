@@ -36,6 +36,7 @@ from rewritekit.rules.library import (
     stable_logistic,
     stable_logs,
     stable_logsumexp,
+    stable_where,
 )
 from rewritekit.rules.ruleset import RuleSet
 
@@ -45,6 +46,7 @@ __all__ = ["rules"]
 #: ones (log(1 + x)).
 rules = RuleSet(
     [
+        *stable_where.rules,
         *stable_logistic.rules,
         *stable_logs.rules,
         *stable_logsumexp.rules,

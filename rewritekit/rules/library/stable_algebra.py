@@ -106,6 +106,25 @@ sum_log_of_log_prod = rule(
     example=lambda: rt.log(rt.prod(matrix_x(), axis=1, keepdims=True)),
 )
 
+# sqrt(x) ** 2 is x (rounded twice) for x >= 0 and nan for x < 0; the rewrite keeps the nan.
+_square_root_squared = computed(
+    "where(x < 0, nan, x)", lambda b: rt.where(as_float(b.x) < 0, np.nan, as_float(b.x))
+)
+identity_of_square_sqrt = rule(
+    rt.square(rt.sqrt(x)),
+    _square_root_squared,
+    name="identity_of_square_sqrt",
+    when=real("x"),
+    domain=REAL,
+)
+identity_of_sqrt_times_sqrt = rule(
+    rt.sqrt(x) * rt.sqrt(x),
+    _square_root_squared,
+    name="identity_of_sqrt_times_sqrt",
+    when=real("x"),
+    domain=REAL,
+)
+
 
 #: Order is priority at a node (specific forms first).
 rules = [
@@ -113,4 +132,6 @@ rules = [
     slogdet_of_log_det,
     slogdet_of_log_abs_det,
     sum_log_of_log_prod,
+    identity_of_square_sqrt,
+    identity_of_sqrt_times_sqrt,
 ]
