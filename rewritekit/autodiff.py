@@ -14,6 +14,11 @@ Conventions (as JAX):
 - ``rt.stop_gradient(x)`` is ``x`` with no gradient.
 - Ties are split equally: ``max``/``maximum``/``clip`` at a tie give each tied input its
   share (see each Op's ``vjp``).
+
+One deliberate difference: the branch a ``where`` does not take gets exact zeros, whatever
+its derivative is there (JAX gives ``0 * nan = nan``). A masked cotangent ``where(c, 0, h)``
+reaches an elementwise Op's vjp as ``h``, and the Op's input cotangents are masked again
+(``tensor/gradient.py``), so ``grad(where(x < 7, x, sqrt(x - 7)))`` is 1 at x = 5.
 """
 
 from __future__ import annotations
@@ -25,8 +30,16 @@ from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
 from rewritekit.tensor import add, multiply, ones_like, zeros_like
 from rewritekit.tensor import sum as reduce_sum
-from rewritekit.tensor.gradient import input_grad, jacobian_node
+from rewritekit.tensor.gradient import (
+    Mask,
+    jacobian_node,
+    masked,
+    masked_input_grad,
+    split_masks,
+    sum_cotangents,
+)
 from rewritekit.tensor.shapes import shape
+from rewritekit.tensor.ufunc import Elemwise, shape_sources
 
 __all__ = ["grad", "hessian", "jacobian", "jvp", "vjp"]
 
@@ -88,6 +101,7 @@ def backward(
     for node in order:
         if any(i in live for i in node.inputs):
             live.update(o for o in node.outputs if _inexact(o))
+    sources = shape_sources(order)
     pending: dict[Var, list[Var]] = {}
     for out, ct in zip(outputs, cotangents, strict=True):
         if out in live:
@@ -97,11 +111,7 @@ def backward(
     def total(var: Var) -> Var | None:
         found = totals.get(var)
         if found is None and var in pending:
-            parts = pending.pop(var)
-            found = parts[0]
-            for part in parts[1:]:
-                found = add(found, part)
-            totals[var] = found
+            found = totals[var] = sum_cotangents(pending.pop(var))
         return found
 
     for node in reversed(order):
@@ -112,29 +122,53 @@ def backward(
         if not any(i in live for i in node.inputs):
             continue
         cts = [zeros_like(o) if ct is None else ct for o, ct in zip(outs, cts, strict=True)]
-        try:
-            grads = node.op.vjp(node.inputs, outs, tuple(cts))
-        except NotImplementedError as exc:
-            raise GraphTypeError(f"grad: {exc}") from None
-        if len(grads) != len(node.inputs):
-            raise GraphTypeError(
-                f"{node.op}: vjp returned {len(grads)} gradients for {len(node.inputs)} inputs"
-            )
+        masks, grads = _node_vjp(node, cts)
+        elementwise = isinstance(node.op, Elemwise)
         for position, (inp, g) in enumerate(zip(node.inputs, grads, strict=True)):
             if g is None or inp not in live:
                 continue
-            g = _input_cotangent(node.op, inp, g)
+            # an elementwise input of the result's run-time shape: nothing to sum back
+            same = elementwise and sources.get(inp, inp) is sources.get(outs[0], outs[0])
+            g = _input_cotangent(node.op, inp, g, masks, same)
             if g is not None:
                 pending.setdefault(inp, []).append(_checked_grad(node, position, inp, g))
     return [total(w) if w in wanted else None for w in wrt]
 
 
-def _input_cotangent(op: Any, inp: Var, g: Any) -> Var | None:
+def _node_vjp(node: Any, cts: list[Var]) -> tuple[list[Mask], list[Any]]:
+    """The node's ``vjp``, and the masks its input cotangents are to be given.
+
+    An elementwise Op whose cotangent is masked (``where(c, 0, h)``, what ``where`` sends
+    to a branch) gets ``h`` instead, and its gradients are masked again: the vjp is linear
+    in the cotangent and reads it position by position, so the masked positions become
+    exact zeros instead of ``0 * f'(x)``, which is NaN where the branch not taken has no
+    derivative.
+    """
+    masks: list[Mask] = []
+    if isinstance(node.op, Elemwise) and len(cts) == 1:
+        masks, core = split_masks(cts[0])
+        cts = [core]
+    try:
+        grads = node.op.vjp(node.inputs, node.outputs, tuple(cts))
+    except NotImplementedError as exc:
+        raise GraphTypeError(f"grad: {exc}") from None
+    if len(grads) != len(node.inputs):
+        raise GraphTypeError(
+            f"{node.op}: vjp returned {len(grads)} gradients for {len(node.inputs)} inputs"
+        )
+    return masks, list(grads)
+
+
+def _input_cotangent(op: Any, inp: Var, g: Any, masks: list[Mask], same_shape: bool) -> Var | None:
     """A rule's gradient ``g`` as the cotangent of ``inp``: zeros for a rule's ``0``, summed
-    back over broadcasting (and cast) for an Op that ``broadcasts``."""
+    back over broadcasting (and cast) for an Op that ``broadcasts``, with ``masks`` applied
+    (kept outermost where the summation lets them survive; ``same_shape``: ``inp`` provably
+    has the result's shape, so nothing is summed)."""
     if isinstance(g, int) and not isinstance(g, bool) and g == 0:
         return zeros_like(inp)
-    return input_grad(g, inp) if op.broadcasts else g
+    if op.broadcasts:
+        return masked_input_grad(g, inp, masks, same_shape=same_shape)
+    return masked(g, masks) if masks else g
 
 
 def _checked_grad(node: Any, position: int, inp: Var, g: Any) -> Var:
@@ -324,7 +358,8 @@ def jacobian(y: Var, x: Var) -> Var:
 
     It is one ``Jacobian`` node holding the vjp graph ``g(u) = u . dy/dx``, evaluated for
     every one-hot ``u`` (``jax.vmap`` in JAX, a loop in NumPy); it composes with
-    ``rk.function``, rewriting and ``jax.jit``.
+    ``rk.function``, rewriting and ``jax.jit``. For a 0-d ``y`` there is one row, so the
+    Jacobian is the vjp with ``u = 1`` itself, of ``x``'s shape (as ``jax.jacobian``).
 
     Example:
         >>> jacobian(rt.sin(x), x).type.shape
@@ -335,6 +370,9 @@ def jacobian(y: Var, x: Var) -> Var:
     (x,) = _checked_wrt([x], "jacobian")
     if not _inexact(y):
         raise GraphTypeError(f"jacobian: y must be float or complex, got {y.type}")
+    if y.ndim == 0:
+        (g,) = _finish(backward([y], [ones_like(y)], [x]), [x], "zero", "jacobian")
+        return g
     u = Var(y.type, "_cotangent")
     (g,) = backward([y], [u], [x])
     if g is None:

@@ -21,12 +21,17 @@ An elementwise Op's derivative is one line in its module's table, given to ``def
 
 A rule maps the inputs, the output and the output's cotangent ``g`` to each input's
 cotangent at the output's shape; the differentiator sums it back over broadcasting and casts
-it to the input's dtype (``Op.broadcasts``), so no rule repeats that.
+it to the input's dtype (``Op.broadcasts``), so no rule repeats that. A rule (or an
+elementwise Op's ``vjp`` method) is linear in ``g`` and reads it position by position, as
+every derivative does; so when ``g`` is masked, ``where(c, 0, h)`` (what ``where`` sends the
+branch it did not take), the differentiator gives the rule ``h`` and masks its results
+again: the masked positions get exact zeros, not ``0 * inf = nan``. ``shape_sources`` says
+which inputs have the result's run-time shape, so that their masks need no summing back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -214,6 +219,46 @@ class Logical(Elemwise):
 
     def output_dtype(self, *dtypes: str) -> str:
         return "bool"
+
+
+def _fits_in(small: tuple[int | None, ...], large: tuple[int | None, ...]) -> bool:
+    """Whether broadcasting ``small`` against ``large`` provably leaves ``large`` as it is:
+    each of ``small``'s lengths is 1 or the same static length."""
+    if len(small) > len(large):
+        return False
+    pairs = zip(reversed(small), reversed(large), strict=False)
+    return all(s == 1 or (s is not None and s == big) for s, big in pairs)
+
+
+def shape_sources(nodes: Iterable[Apply]) -> dict[Var, Var]:
+    """For the elementwise results among ``nodes`` (in topological order), the Var whose
+    run-time shape each provably has: an input that every other input fits into, by its
+    static shape or by having the same source. Vars not in the map are their own source.
+
+    Two Vars with the same source have the same shape even where the static shapes say
+    ``None``: ``x * log(x)`` has ``x``'s shape, so its cotangent needs no summing back to
+    ``x`` or ``log(x)`` (the differentiator uses this to keep masked cotangents masked).
+
+    Example:
+        >>> x = rt.vector("x")
+        >>> y = x * rt.log(x) - 7
+        >>> shape_sources(toposort(y))[y] is x
+        True
+    """
+    sources: dict[Var, Var] = {}
+    for node in nodes:
+        if not isinstance(node.op, Elemwise):
+            continue
+        out = node.outputs[0]
+        found = [sources.get(v, v) for v in node.inputs]
+        for candidate, source in zip(node.inputs, found, strict=True):
+            if candidate.ndim == out.ndim and all(
+                other is source or _fits_in(v.type.shape, candidate.type.shape)
+                for v, other in zip(node.inputs, found, strict=True)
+            ):
+                sources[out] = source
+                break
+    return sources
 
 
 def defvjp(rules: Mapping[type[Elemwise], Callable[..., Any]]) -> None:

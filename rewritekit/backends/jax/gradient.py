@@ -32,6 +32,6 @@ def _jacobian(op: gr.Jacobian, node: Apply) -> Callable[..., Any]:
         size = math.prod(out_shape)
         basis = jnp.eye(size, dtype=op.cotangent.dtype).reshape(size, *out_shape)
         rows = jax.vmap(lambda u: inner(u, *values)[0])(basis)
-        return rows.reshape(*out_shape, *rows.shape[1:])
+        return rows.reshape((*out_shape, *rows.shape[1:]))
 
     return run

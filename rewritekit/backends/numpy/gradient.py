@@ -37,6 +37,6 @@ def _jacobian(op: gr.Jacobian, node: Apply) -> Callable[..., Any]:
             u = np.zeros(size, dtype=u_dtype)
             u[i] = 1
             rows.append(np.asarray(inner(u.reshape(out_shape), *values)[0]))
-        return np.stack(rows).reshape(*out_shape, *rows[0].shape)
+        return np.stack(rows).reshape((*out_shape, *rows[0].shape))
 
     return run
