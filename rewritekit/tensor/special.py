@@ -18,7 +18,8 @@ import numpy as np
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Grads, Var, Vars
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.tensor.elemwise import equal, exp, expm1, log, logical_and, square, where
+from rewritekit.tensor.elemwise import abs as absolute
+from rewritekit.tensor.elemwise import equal, exp, expm1, log, square, where
 from rewritekit.tensor.ufunc import FloatElemwise, defvjp
 
 
@@ -44,6 +45,14 @@ class Erf(FloatElemwise):
 
 class Erfc(FloatElemwise):
     """1 - erf(x), accurate for large x."""
+
+
+class Erfcx(FloatElemwise):
+    """exp(x**2) * erfc(x), the scaled complementary error function (SciPy's erfcx).
+
+    Finite where erfc underflows (about 1 / (x sqrt(pi)) for large x); overflows to inf
+    below about x = -26.6 in float64 (-9.4 in float32), as exp(x**2) does.
+    """
 
 
 class Erfinv(FloatElemwise):
@@ -78,7 +87,13 @@ class Polygamma(FloatElemwise):
 
 
 class Xlogy(FloatElemwise):
-    """x * log(y), and 0 where x == 0 (even for y == 0)."""
+    """x * log(y), and 0 where x == 0 (even for y == 0).
+
+    Its partial derivatives are the mathematical ones, not a safe-looking 0:
+    d/dx = log(y), so -inf at y = 0 (as PyTensor and JAX); d/dy = x / y, and exactly 0
+    where x == 0, since xlogy(0, y) is 0 for every y (``jax.grad`` of
+    ``jax.scipy.special.xlogy`` gives NaN at x = y = 0).
+    """
 
     nin = 2
 
@@ -86,7 +101,9 @@ class Xlogy(FloatElemwise):
 class Log1mexp(FloatElemwise):
     """log(1 - exp(x)), accurate across the domain x <= 0 (NaN for x > 0).
 
-    Uses log(-expm1(x)) for x > -log(2) and log1p(-exp(x)) below (Maechler, 2012).
+    Uses log(-expm1(x)) for x > -log(2) and log1p(-exp(x)) below (Maechler, 2012). The
+    derivative -exp(x) / (1 - exp(x)) = -1 / expm1(-x) is -inf at x = 0 and at -0.0 (the
+    limit from the left, as PyTensor gives).
     """
 
 
@@ -98,6 +115,7 @@ log_sigmoid = LogSigmoid()
 logit = Logit()
 erf = Erf()
 erfc = Erfc()
+erfcx = Erfcx()
 erfinv = Erfinv()
 gammaln = Gammaln()
 digamma = Digamma()
@@ -121,6 +139,7 @@ __all__ = [
     "digamma",
     "erf",
     "erfc",
+    "erfcx",
     "erfinv",
     "gammaln",
     "log1mexp",
@@ -134,10 +153,10 @@ __all__ = [
 
 
 def _xlogy_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
-    # d/dx = log(y), d/dy = x / y; where x == y == 0 the value is the constant 0, so
-    # both are 0 there (as JAX's lowering gives): y = 1 makes log(y) and x / y vanish
-    safe_y = where(logical_and(equal(x, 0), equal(y, 0)), 1, y)
-    return g * log(safe_y), g * (x / safe_y)
+    # d/dx = log(y), -inf at y = 0 (as PyTensor and JAX). d/dy = x / y, but exactly 0
+    # where x == 0, where xlogy is 0 for every y (JAX gives 0 / 0 = NaN at x = y = 0). The
+    # where is a masked cotangent: what y is computed from gets exact zeros there too.
+    return g * log(y), where(equal(x, 0), 0, g * (x / y))
 
 
 defvjp(
@@ -150,12 +169,14 @@ defvjp(
         Logit: lambda p, out, g: g / (p * (1 - p)),  # 1 / p + 1 / (1 - p)
         Erf: lambda x, out, g: g * _TWO_OVER_SQRT_PI * exp(-square(x)),
         Erfc: lambda x, out, g: g * -_TWO_OVER_SQRT_PI * exp(-square(x)),
+        Erfcx: lambda x, out, g: g * (2 * x * out - _TWO_OVER_SQRT_PI),
         # the inverse function's derivative: 1 / erf'(y) = sqrt(pi) / 2 * exp(y^2)
         Erfinv: lambda x, out, g: g * (1 / _TWO_OVER_SQRT_PI) * exp(square(out)),
         Gammaln: lambda x, out, g: g * digamma(x),  # for negative Gamma(x) too
         Digamma: lambda x, out, g: g * polygamma(1, x),  # trigamma
         Xlogy: _xlogy_grads,
-        # -e^x / (1 - e^x) = -1 / expm1(-x), accurate on both branches
-        Log1mexp: lambda x, out, g: g * (-1 / expm1(-x)),
+        # -e^x / (1 - e^x) = -1 / expm1(-x), accurate on both branches; the absolute value
+        # turns expm1(-0.0) = -0.0 into +0, so 0 and -0.0 both give -inf (exact for x <= 0)
+        Log1mexp: lambda x, out, g: g * (-1 / absolute(expm1(-x))),
     }
 )

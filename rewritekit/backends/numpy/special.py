@@ -8,6 +8,7 @@ from rewritekit.backends.numpy import numpy_funcify
 from rewritekit.tensor import special as sf
 
 TABLE = elementwise.special_functions(np, sp) | {
+    sf.Erfcx: sp.erfcx,
     sf.Sigmoid: sp.expit,
     sf.Softplus: lambda x: np.logaddexp(np.zeros((), x.dtype), x),
     sf.LogSigmoid: sp.log_expit,
