@@ -127,6 +127,7 @@ _UNARY = (
     rt.abs,
     rt.erf,
     rt.erfc,
+    rt.erfcx,
     rt.exp,
     rt.expm1,
     rt.log,

@@ -40,7 +40,17 @@ def _log_det(b: Bindings) -> Var:
 _logabsdet = computed("slogdet(m)[1]", lambda b: rt.linalg.slogdet(b.m)[1])
 
 #: Ops whose results are never negative (NaN aside): log(prod(x)) = sum(log(x)) for them.
-_NONNEGATIVE = (rt.exp, rt.exp2, rt.abs, rt.square, rt.sqrt, rt.sigmoid, rt.softplus, rt.erfc)
+_NONNEGATIVE = (
+    rt.exp,
+    rt.exp2,
+    rt.abs,
+    rt.square,
+    rt.sqrt,
+    rt.sigmoid,
+    rt.softplus,
+    rt.erfc,
+    rt.erfcx,
+)
 
 
 def _nonnegative(v: Var) -> bool:

@@ -1,21 +1,33 @@
-"""The error function: erfc for 1 - erf, and log(erfc(x)) past erfc's underflow."""
+"""The error function: erfc for 1 - erf and erf for 1 - erfc (where one of them is tiny),
+erfcx for exp(-x**2) / erfc(x), and log(erfc(x)) past erfc's underflow."""
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 
 import numpy as np
 
 import rewritekit.tensor as rt
 from rewritekit.ir import Var
-from rewritekit.rules.library._stable import REAL, as_float, computed, negate, real, unary_of
-from rewritekit.rules.library._support import constant_value, x
+from rewritekit.rules.library._stable import (
+    REAL,
+    as_float,
+    computed,
+    negate,
+    real,
+    same_float,
+    unary_of,
+)
+from rewritekit.rules.library._support import constant_value, x, y, z
 from rewritekit.rules.rule import Bindings, rule
 
 __all__ = ["rules"]
 
 
 _erfc_of_negated = computed("erfc(-x)", lambda b: rt.erfc(negate(as_float(b.x))))
+_neg_erfc = computed("-erfc(x)", lambda b: -rt.erfc(b.x))
 
 #: Where log(erfc(x)) switches to its asymptotic series, by dtype: erfc is accurate below
 #: (it underflows near 26.5 in float64, 9.2 in float32, 3.9 in float16), and the series'
@@ -91,9 +103,127 @@ def _log_erfc(b: Bindings) -> Var | None:
     return rt.where(below, rt.log(rt.erfc(small)), _log_erfc_tail(large))
 
 
+# --- exp(-x**2) / erfc(x) as 1 / erfcx(x) ------------------------------------------------
+
+
+def _argument(v: Var, op: object) -> Var | None:
+    return v.owner.inputs[0] if v.owner is not None and v.owner.op == op else None
+
+
+def _factors(v: Var) -> list[Var]:
+    """The factors of a product tree, left to right (``v`` itself if it is not a product)."""
+    factors, stack = [], [v]
+    while stack:
+        w = stack.pop()
+        if w.owner is not None and w.owner.op == rt.multiply:
+            stack.extend(reversed(w.owner.inputs))
+        else:
+            factors.append(w)
+    return factors
+
+
+def _product(factors: list[Var]) -> Var:
+    return functools.reduce(operator.mul, factors)
+
+
+def _gaussian_argument(v: Var) -> Var | None:
+    """``u`` where ``v`` is exp(-u**2), written ``exp(-square(u))`` (what canonicalize and
+    specialize leave of ``exp(-u**2)``), ``exp(-(u * u))`` or ``exp(-(u ** 2))``, for a
+    float ``u`` (on integers the square could wrap)."""
+    power = _argument(v, rt.exp)
+    power = None if power is None else _argument(power, rt.negative)
+    node = None if power is None else power.owner
+    if node is None:
+        return None
+    u = node.inputs[0]
+    squares = (
+        node.op == rt.square
+        or (node.op == rt.multiply and node.inputs[1] is u)
+        or (node.op == rt.power and _is_two(node.inputs[1]))
+    )
+    return u if squares and u.type.kind == "f" else None
+
+
+def _is_two(v: Var) -> bool:
+    value = constant_value(v)
+    return value is not None and value.ndim == 0 and bool(value == 2)
+
+
+def _scaled(denominator: Var, u: Var) -> Var | None:
+    """``denominator`` with its factor ``erfc(u)`` as ``erfcx(u)``; None without one."""
+    factors = _factors(denominator)
+    for i, f in enumerate(factors):
+        if _argument(f, rt.erfc) is u:
+            return _product([rt.erfcx(u) if k == i else h for k, h in enumerate(factors)])
+    return None
+
+
+def _erfcx_quotient(b: Bindings) -> Var | None:
+    """c / (d * erfcx(u)) for y = c * exp(-u**2) and z = d * erfc(u)
+
+    c and d are the other factors (none: 1 / erfcx(u)), in their order. exp(-u**2) and
+    erfc(u) both underflow past u = 26.5 (float64), where the quotient is 0 / 0.
+    """
+    numerator = _factors(b.y)
+    for i, f in enumerate(numerator):
+        u = _gaussian_argument(f)
+        denominator = None if u is None else _scaled(b.z, u)
+        if denominator is not None:
+            rest = numerator[:i] + numerator[i + 1 :]
+            new = (_product(rest) if rest else 1) / denominator
+            return new if new.type == b.term.type else None
+    return None
+
+
+def _over_erfcx(v: Var, u: Var) -> Var | None:
+    """``v`` = ``n / (d * erfc(u))`` or ``reciprocal(d * erfc(u))`` with erfcx(u) for
+    erfc(u); None for anything else."""
+    node = v.owner
+    if node is not None and node.op == rt.true_divide:
+        denominator = _scaled(node.inputs[1], u)
+        return None if denominator is None else node.inputs[0] / denominator
+    if node is not None and node.op == rt.reciprocal:
+        denominator = _scaled(node.inputs[0], u)
+        return None if denominator is None else rt.reciprocal(denominator)
+    return None
+
+
+def _erfcx_product(b: Bindings) -> Var | None:
+    """the product with factors exp(-u**2) and n / (d * erfc(u)) as n / (d * erfcx(u))
+
+    The other factors keep their order; ``reciprocal(d * erfc(u))`` is taken too. This is
+    the form of the derivative of log(erfc(u)): g / erfc(u) * (-2/sqrt(pi)) * exp(-u**2).
+    """
+    factors = _factors(b.term)
+    for i, f in enumerate(factors):
+        u = _gaussian_argument(f)
+        if u is None:
+            continue
+        for j, h in enumerate(factors):
+            scaled = None if j == i else _over_erfcx(h, u)
+            if scaled is not None:
+                kept = [scaled if k == j else q for k, q in enumerate(factors) if k != i]
+                new = _product(kept)
+                return new if new.type == b.term.type else None
+    return None
+
+
 def _erfc_range(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
     """Inputs where erfc does not underflow in float64, on both sides of the switch."""
     return rng.uniform(-4.0, 25.0, size=shape)
+
+
+def _quotient_example() -> Var:
+    u = rt.vector("u")
+    return (rt.vector("c") * rt.exp(-rt.square(u))) / rt.erfc(u)
+
+
+def _product_example() -> Var:
+    u = rt.vector("u")
+    return (rt.vector("c") / rt.erfc(u)) * rt.exp(-(u * u))
+
+
+_ERFCX_DOMAIN = {"u": _erfc_range, "c": "real"}
 
 
 erfc_of_one_minus_erf = rule(
@@ -105,6 +235,52 @@ erfc_of_one_plus_erf = rule(
     name="erfc_of_one_plus_erf",
     when=unary_of("x"),
     domain=REAL,
+)
+# erf(x) - 1 at x = 10: 0.0 in the naive form, -2.09e-45 as -erfc(x).
+neg_erfc_of_erf_minus_one = rule(
+    rt.erf(x) - 1, _neg_erfc, name="neg_erfc_of_erf_minus_one", when=unary_of("x"), domain=REAL
+)
+neg_erfc_of_erf_plus_minus_one = rule(
+    rt.erf(x) + -1,
+    _neg_erfc,
+    name="neg_erfc_of_erf_plus_minus_one",
+    when=unary_of("x"),
+    domain=REAL,
+)
+# 1 - erfc(x) at x = 1e-20: 0.0 in the naive form, 1.128e-20 as erf(x).
+erf_of_one_minus_erfc = rule(
+    1 - rt.erfc(x), rt.erf(x), name="erf_of_one_minus_erfc", when=unary_of("x"), domain=REAL
+)
+erf_of_erfc_neg_minus_one = rule(
+    rt.erfc(-x) - 1,
+    rt.erf(x),
+    name="erf_of_erfc_neg_minus_one",
+    when=same_float("x"),
+    domain=REAL,
+)
+erf_of_erfc_neg_plus_minus_one = rule(
+    rt.erfc(-x) + -1,
+    rt.erf(x),
+    name="erf_of_erfc_neg_plus_minus_one",
+    when=same_float("x"),
+    domain=REAL,
+)
+# c * exp(-x**2) / erfc(x) at x = 30: nan (0 / 0) in the naive form, c / erfcx(x) finite.
+erfcx_of_exp_over_erfc = rule(
+    y / z,
+    _erfcx_quotient,
+    name="erfcx_of_exp_over_erfc",
+    when=real("y", "z"),
+    domain=_ERFCX_DOMAIN,
+    example=_quotient_example,
+)
+erfcx_of_exp_times_over_erfc = rule(
+    y * z,
+    _erfcx_product,
+    name="erfcx_of_exp_times_over_erfc",
+    when=real("y", "z"),
+    domain=_ERFCX_DOMAIN,
+    example=_product_example,
 )
 log_erfc_asymptotic = rule(
     rt.log(rt.erfc(x)),
@@ -119,5 +295,12 @@ log_erfc_asymptotic = rule(
 rules = [
     erfc_of_one_minus_erf,
     erfc_of_one_plus_erf,
+    neg_erfc_of_erf_minus_one,
+    neg_erfc_of_erf_plus_minus_one,
+    erf_of_one_minus_erfc,
+    erf_of_erfc_neg_minus_one,
+    erf_of_erfc_neg_plus_minus_one,
+    erfcx_of_exp_over_erfc,
+    erfcx_of_exp_times_over_erfc,
     log_erfc_asymptotic,
 ]
