@@ -125,11 +125,13 @@ def logprob_terms(
         unnamed value, such as observed data, is ``"value_<position>"``).
 
     Raises:
-        GraphTypeError: a term depends on a random draw that has no value, or a key is
-            not a random quantity.
+        GraphTypeError: a term depends on a random draw that has no value, a key is not a
+            random quantity, one value variable is given for two random quantities, or
+            two value variables share a name.
         ShapeError: a value's shape does not fit its variable (after its transform).
     """
     pairs = _pairs(values)
+    names = _names(pairs)
     chosen = _transforms(pairs, transforms)
     conditioned: dict[Var, Var] = {}  # x -> its value on the constrained scale
     terms: dict[Var, Var] = {}
@@ -151,13 +153,7 @@ def logprob_terms(
             conditioned[x.owner.outputs[0]] = x.owner.outputs[0]
         _check_no_free_draws(term, x, value)
         terms[x] = _sum(term)
-    named: dict[str, Var] = {}
-    for i, x in enumerate(pairs):
-        name = _name(pairs[x], i)
-        if name in named:
-            raise GraphTypeError(f"joint_logprob: two value variables are named {name!r}")
-        named[name] = terms[x]
-    return named
+    return {names[x]: terms[x] for x in pairs}
 
 
 def joint_logprob(values: Mapping[Var, Any], *, transforms: Any = None, rules: Any = None) -> Var:
@@ -190,6 +186,26 @@ def _pairs(values: Mapping[Var, Any]) -> dict[Var, Var]:
             )
         pairs[x] = as_var(value, context=f"joint_logprob: value of {rv.describe(x)}")
     return pairs
+
+
+def _names(pairs: dict[Var, Var]) -> dict[Var, str]:
+    """Each random quantity's term name: its value's (see ``logprob_terms``), all distinct."""
+    names: dict[Var, str] = {}
+    first: dict[str, tuple[int, Var]] = {}  # name -> (position, x) of its first use
+    for i, (x, value) in enumerate(pairs.items()):
+        name = names[x] = _name(value, i)
+        if name not in first:
+            first[name] = (i, x)
+            continue
+        j, other = first[name]
+        if pairs[other] is value:
+            raise GraphTypeError(
+                f"joint_logprob: the same value variable {name!r} is given for two random "
+                f"variables, {rv.describe(other)} (key {j} of values) and {rv.describe(x)} "
+                f"(key {i}); give each its own value variable"
+            )
+        raise GraphTypeError(f"joint_logprob: two value variables are named {name!r}")
+    return names
 
 
 def _transforms(pairs: dict[Var, Var], spec: Any) -> dict[Var, Transform | None]:

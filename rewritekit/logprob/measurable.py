@@ -15,7 +15,9 @@ Each inversion carries its change-of-variables Jacobian (none for discrete ``a``
 probabilities a bijection keeps). ``c`` must not depend on a random draw (``a``'s own or
 another unvalued one) and must not broadcast ``a`` to more elements: then the variable is
 not a bijective image of ``a`` and no rule fires, so ``logprob`` reports that it found no
-density. Users add their own inversions with ``rule(log_density(pattern, v), ...)``.
+density. A length of ``c`` known only at run time is checked at run time against ``a``'s
+static length (``c`` is broadcast to ``a``'s shape, which raises there if it does not fit).
+Users add their own inversions with ``rule(log_density(pattern, v), ...)``.
 """
 
 from __future__ import annotations
@@ -122,13 +124,28 @@ def _as_type_of(graph: Var, term: Var) -> Var:
     return graph if graph.dtype == term.dtype else rt.cast(graph, term.dtype)
 
 
-def _invertible(b: Bindings) -> bool:
-    """``c`` is a parameter (no random draw in it) that does not broadcast ``a`` to more
-    elements (lengths unknown at build time cannot be verified, so they do not count)."""
+def _parameter(b: Bindings) -> Var | None:
+    """``c`` as the inversion uses it, or None where ``c`` holds a random draw or broadcasts
+    ``a`` to more elements (then the variable is not a bijective image of ``a``).
+
+    Static lengths are checked here. A length of ``c`` known only at run time, against a
+    static length of ``a``, is checked at run time: ``c`` is broadcast to ``a``'s trailing
+    shape there, which raises if it does not fit. Against a length of ``a`` that is also
+    unknown, there is nothing to check it against, and it is taken as it is.
+    """
     if b.c.ndim > b.a.ndim or draws_in(b.c):
-        return False
+        return None
     tail = b.a.type.shape[b.a.ndim - b.c.ndim :]
-    return all(d == 1 or d == e for d, e in zip(b.c.type.shape, tail, strict=True))
+    pairs = list(zip(b.c.type.shape, tail, strict=True))
+    if not all(d == 1 or d == e or d is None for d, e in pairs):
+        return None
+    if not any(d is None and e is not None for d, e in pairs):
+        return b.c
+    lengths = rt.shape(b.c)  # c's own lengths, where a's are unknown too
+    target = tuple(
+        e if e is not None else d if d is not None else lengths[i] for i, (d, e) in enumerate(pairs)
+    )
+    return rt.broadcast_to(b.c, target)
 
 
 def _continuous(b: Bindings) -> bool:
@@ -151,9 +168,8 @@ def _exp(b: Bindings) -> Var | None:
 
 def _shift(equation: str, value_of: Any) -> Any:
     def shift(b: Bindings) -> Var | None:
-        if not _invertible(b):
-            return None
-        return log_density(b.a, value_of(b))
+        c = _parameter(b)
+        return None if c is None else log_density(b.a, value_of(b.v, c))
 
     shift.__doc__ = f"{equation} (a shift: no Jacobian)"
     return shift
@@ -161,16 +177,18 @@ def _shift(equation: str, value_of: Any) -> Any:
 
 def _scale(b: Bindings) -> Var | None:
     """log_density(a, v / c) - log|c|"""
-    if not _invertible(b):
+    c = _parameter(b)
+    if c is None:
         return None
-    return log_density(b.a, b.v / b.c) - _jacobian(b, rt.log(rt.abs(b.c)))
+    return log_density(b.a, b.v / c) - _jacobian(b, rt.log(rt.abs(c)))
 
 
 def _divide(b: Bindings) -> Var | None:
     """log_density(a, v * c) + log|c|"""
-    if not _invertible(b):
+    c = _parameter(b)
+    if c is None:
         return None
-    return log_density(b.a, b.v * b.c) + _jacobian(b, rt.log(rt.abs(b.c)))
+    return log_density(b.a, b.v * c) + _jacobian(b, rt.log(rt.abs(c)))
 
 
 def _negate(b: Bindings) -> Var:
@@ -178,9 +196,9 @@ def _negate(b: Bindings) -> Var:
     return log_density(b.a, -b.v)
 
 
-_plus = _shift("log_density(a, v - c)", lambda b: b.v - b.c)
-_minus = _shift("log_density(a, v + c)", lambda b: b.v + b.c)
-_from = _shift("log_density(a, c - v)", lambda b: b.c - b.v)
+_plus = _shift("log_density(a, v - c)", lambda v, c: v - c)
+_minus = _shift("log_density(a, v + c)", lambda v, c: v + c)
+_from = _shift("log_density(a, c - v)", lambda v, c: c - v)
 
 rules = RuleSet(
     [

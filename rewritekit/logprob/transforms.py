@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import rewritekit.tensor as rt
-from rewritekit.errors import BroadcastError, RewritekitError, ShapeError
+from rewritekit.errors import BroadcastError, DTypeError, RewritekitError, ShapeError
 from rewritekit.ir import Constant, Var, short_name
 
 __all__ = [
@@ -158,8 +158,16 @@ class Interval(Transform):
     event_ndim: ClassVar[int] = 0
 
     def __post_init__(self) -> None:
+        missing = [name for name in ("lower", "upper") if getattr(self, name) is None]
+        if missing:
+            bounds = f"{' and '.join(missing)} bound{'s are' if len(missing) > 1 else ' is'}"
+            raise TransformError(
+                f"interval: the {bounds} "
+                "missing (got None); give both bounds, or use `log` (shifted or negated) "
+                "for a value bounded on one side"
+            )
         # normalized here so that interval(0, 1) == Interval(np.float64(0), 1.0)
-        lower, upper = _bound(self.lower), _bound(self.upper)
+        lower, upper = _bound(self.lower, "lower"), _bound(self.upper, "upper")
         _check_bounds(lower, upper)
         object.__setattr__(self, "lower", lower)
         object.__setattr__(self, "upper", upper)
@@ -190,8 +198,10 @@ def interval(lower: Any, upper: Any) -> Interval:
         upper: the upper bound, likewise.
 
     Raises:
-        TransformError: both bounds are known and some lower bound is not below its upper
-            bound, or a known bound is not finite.
+        TransformError: both bounds are None, or both bounds are known and some lower bound
+            is not below its upper bound, or a known bound is not finite.
+        DTypeError: a bound is not a number, an array of numbers or a Var (the message
+            names the argument).
         BroadcastError: the known bounds' shapes do not broadcast.
 
     Example:
@@ -342,17 +352,23 @@ def _log_steps(count: int, like: Var) -> Var:
     return rt.constant(np.log(np.arange(count, 0, -1, dtype="float64")), dtype=dtype)
 
 
-def _bound(value: Any) -> Bound:
+def _bound(value: Any, side: str) -> Bound:
     """A bound as kept by ``Interval``: Vars and Python numbers as they are (weak), NumPy
     scalars as Python numbers, arrays as constants."""
     if isinstance(value, Var):
         return value
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         return value.item() if isinstance(value, np.generic) else value
-    array = np.asarray(value)
-    if array.ndim == 0 and array.dtype.kind in "iuf":
-        return array.item()
-    return rt.constant(array)
+    try:
+        array = np.asarray(value)
+        if array.ndim == 0 and array.dtype.kind in "iuf":
+            return array.item()
+        return rt.constant(array)
+    except (DTypeError, ValueError):  # not numeric (None, text), or a ragged list
+        raise DTypeError(
+            f"interval: the {side} bound must be a number, an array of numbers or a Var, "
+            f"got {value!r}"
+        ) from None
 
 
 def _known_value(bound: Bound) -> Any:

@@ -4,6 +4,7 @@ packing."""
 from __future__ import annotations
 
 import functools
+import re
 
 import jax
 import numpy as np
@@ -137,6 +138,20 @@ def test_bad_values_and_transforms_are_errors():
         rl.joint_logprob({mu: rt.scalar("m")}, transforms={tau: tr.log})
     with pytest.raises(GraphTypeError, match="two value variables are named 'm'"):
         rl.joint_logprob({mu: rt.scalar("m"), tau: rt.scalar("m")})
+
+
+def test_one_value_variable_for_two_random_variables_is_an_error_naming_all_three():
+    k, mu = rr.normal(rr.key(), 0.0, 1.0)
+    _, tau = rr.halfnormal(k, 1.0)
+    x = rt.scalar("x")
+    message = (
+        "joint_logprob: the same value variable 'x' is given for two random variables, "
+        "the normal draw (key 0 of values) and the halfnormal draw (key 1)"
+    )
+    with pytest.raises(GraphTypeError, match=re.escape(message)):
+        rl.joint_logprob({mu: x, tau: x})
+    with pytest.raises(GraphTypeError, match=re.escape(message)):
+        rl.logprob_terms({mu: x, tau: x}, transforms="default")
 
 
 # --- transforms in joint_logprob ---------------------------------------------------------
@@ -282,6 +297,73 @@ def test_no_density_for_quantities_the_rules_cannot_invert():
         rl.logprob(a + np.ones(3), rt.vector("w"))  # broadcasts one draw to three
     with pytest.raises(ShapeError, match="must have the rank of the normal draw"):
         rl.logprob(a, rt.vector("w"))
+
+
+@functools.cache
+def run_time_length_shift(backend):
+    """``loc + scale * x`` for a draw x of static size 2 and loc, scale of run-time length."""
+    _, x = rr.normal(rr.key(), 0.5, 2.0, size=(2,))
+    loc, scale, y = rt.vector("loc"), rt.vector("scale"), rt.vector("y")
+    logp = rl.joint_logprob({loc + scale * x: y})
+    return rk.function([loc, scale, y], logp, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+@pytest.mark.parametrize(
+    ("loc", "scale"),
+    [([0.3, -1.2], [1.5]), ([0.3], [1.5, -0.4]), ([0.3, -1.2], [1.5, -0.4])],
+    ids=["loc-2-scale-1", "loc-1-scale-2", "both-2"],
+)
+def test_a_shift_and_scale_of_run_time_length_match_scipy(backend, loc, scale):
+    loc, scale, y = np.array(loc), np.array(scale), np.array([0.1, 0.9])
+    expected = ss.norm(loc + scale * 0.5, np.abs(scale) * 2.0).logpdf(y).sum()
+    got = run_time_length_shift(backend)(loc, scale, y)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def not_broadcast(backend, got, wanted):
+    """NumPy's and JAX's wording of "the parameter of length ``got`` does not broadcast to
+    the draw's length ``wanted``"."""
+    if backend == "numpy":
+        return rf"could not be broadcast .*\({got},\)\s+and requested shape \({wanted},\)"
+    return (
+        rf"Incompatible types for broadcasting: input type=float64\[{got}\] and requested "
+        rf"type=float64\[{wanted}\]"
+    )
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_parameter_of_run_time_length_that_does_not_broadcast_fails_at_run_time(backend):
+    f = run_time_length_shift(backend)
+    with pytest.raises(ValueError, match=not_broadcast(backend, 3, 2)):
+        f(np.zeros(3), np.ones(1), np.zeros(2))  # loc of length 3 against a draw of size 2
+    with pytest.raises(ValueError, match=not_broadcast(backend, 3, 2)):
+        f(np.zeros(2), np.ones(3), np.zeros(2))  # the same for scale
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_run_time_length_that_would_widen_the_draw_fails_at_run_time(backend):
+    """A draw of size 1 shifted by three values is not a bijective image of it: the density
+    must not silently count the draw three times."""
+    _, x = rr.normal(rr.key(), 0.0, 1.0, size=(1,))
+    loc, y = rt.vector("loc"), rt.vector("y")
+    f = rk.function([loc, y], rl.joint_logprob({loc - x: y}), backend=backend)
+    np.testing.assert_allclose(f(np.array([0.5]), np.array([1.0])), ss.norm.logpdf(0.5 - 1.0))
+    with pytest.raises(ValueError, match=not_broadcast(backend, 3, 1)):
+        f(np.zeros(3), np.ones(3))
+
+
+def test_the_gradient_through_a_parameter_of_run_time_length_matches_jax_grad():
+    _, x = rr.normal(rr.key(), 0.5, 2.0, size=(2,))
+    loc, scale, y = rt.vector("loc"), rt.vector("scale"), rt.vector("y")
+    logp = rl.joint_logprob({loc + scale * x: y})
+    f = rk.function([loc, scale, y], rk.grad(logp, [loc, scale]), backend="numpy")
+    g = rk.function([loc, scale, y], logp, backend="jax")
+    point = (np.array([0.3, -1.2]), np.array([1.5]), np.array([0.1, 0.9]))
+    with jax.enable_x64(True):
+        through_jax = jax.grad(g.jax_fn, argnums=(0, 1))(*point)
+    for ours, theirs in zip(f(*point), through_jax, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
 def test_user_rules_extend_the_inversions():

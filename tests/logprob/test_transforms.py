@@ -18,7 +18,7 @@ from scipy.special import expit
 
 import rewritekit as rk
 import rewritekit.tensor as rt
-from rewritekit.errors import BroadcastError, ShapeError
+from rewritekit.errors import BroadcastError, DTypeError, ShapeError
 from rewritekit.logprob import transforms as tr
 from rewritekit.logprob.transforms import TransformError
 
@@ -315,6 +315,33 @@ def test_interval_bounds_must_be_finite_and_broadcast():
     with pytest.raises(BroadcastError, match=r"interval: cannot broadcast the bounds' shapes"):
         tr.interval(np.zeros(2), np.ones(3))
     tr.interval(LOW, 0)  # unknown bounds are not checked
+
+
+def test_interval_without_bounds_says_they_are_missing():
+    with pytest.raises(TransformError, match="interval: the lower and upper bounds are missing"):
+        tr.interval(None, None)
+    with pytest.raises(TransformError, match="interval: the upper bound is missing"):
+        tr.interval(0, None)
+    with pytest.raises(TransformError, match="interval: the lower bound is missing"):
+        tr.interval(None, 1)
+    with pytest.raises(TransformError, match="interval: the lower and upper bounds are missing"):
+        tr.Interval(None, None)
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "side", "shown"),
+    [
+        ("a", 1, "lower", "'a'"),
+        (0, [1, [2, 3]], "upper", "[1, [2, 3]]"),
+    ],
+    ids=["text", "ragged"],
+)
+def test_a_non_numeric_bound_is_an_error_naming_the_argument(lower, upper, side, shown):
+    message = (
+        f"interval: the {side} bound must be a number, an array of numbers or a Var, got {shown}"
+    )
+    with pytest.raises(DTypeError, match=re.escape(message)):
+        tr.interval(lower, upper)
 
 
 @pytest.mark.parametrize("method", ["forward", "backward", "log_jac_det"])
