@@ -36,6 +36,7 @@ from rewritekit.ir import (
     toposort,
 )
 from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
+from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
 
 __version__ = "0.1.0"
 
@@ -65,6 +66,11 @@ __all__ = [
     "hessian",
     "intern_stats",
     "jacobian",
+    "cond",
+    "fori_loop",
+    "map",
+    "scan",
+    "while_loop",
     "jvp",
     "lvar",
     "relation",

@@ -38,6 +38,7 @@ from rewritekit.tensor.gradient import (
     split_masks,
     sum_cotangents,
 )
+from rewritekit.tensor.control import set_differentiator
 from rewritekit.tensor.shapes import shape
 from rewritekit.tensor.ufunc import Elemwise, shape_sources
 
@@ -133,6 +134,9 @@ def backward(
             if g is not None:
                 pending.setdefault(inp, []).append(_checked_grad(node, position, inp, g))
     return [total(w) if w in wanted else None for w in wrt]
+
+
+set_differentiator(backward)  # loops and branches differentiate their bodies with it
 
 
 def _node_vjp(node: Any, cts: list[Var]) -> tuple[list[Mask], list[Any]]:

@@ -40,6 +40,7 @@ def dprint(outputs: Var | Sequence[Var], *, max_depth: int | None = None) -> str
     ids: dict[Var, str] = {}
     names = _input_labels(outs)
     lines: list[str] = []
+    shown_inner: set[object] = set()  # nodes whose inner graphs are printed already
     # Each entry: (var, prefix for its own line, prefix for its children, depth).
     stack: list[tuple[Var, str, str, int]] = [(o, "", "", 0) for o in reversed(outs)]
     while stack:
@@ -54,6 +55,9 @@ def dprint(outputs: Var | Sequence[Var], *, max_depth: int | None = None) -> str
         lines.append(f"{head}{label}{tag} {var.type}")
         if var.owner is None:
             continue
+        if var.owner not in shown_inner:
+            shown_inner.add(var.owner)
+            lines.extend(_inner_lines(var.owner.op, body))
         inputs = var.owner.inputs
         if max_depth is not None and depth >= max_depth:
             if inputs:
@@ -65,6 +69,19 @@ def dprint(outputs: Var | Sequence[Var], *, max_depth: int | None = None) -> str
             child_body = body + ("   " if last else "│  ")
             stack.append((inputs[position], child_head, child_body, depth + 1))
     return "\n".join(lines)
+
+
+def _inner_lines(op: object, body: str) -> list[str]:
+    """The inner graphs of a loop or branch, each printed under its name, indented with a
+    dotted rule: ``┆ body: (%0, %1) ->`` and the tree of its outputs."""
+    lines = []
+    names = getattr(op, "_graph_props", ())
+    for position, graph in enumerate(getattr(op, "inner_graphs", ())):
+        name = names[position] if position < len(names) else f"graph {position}"
+        args = ", ".join(f"{p.name}: {p.type}" for p in graph.inputs)
+        lines.append(f"{body}┆ {name}({args}) ->")
+        lines.extend(f"{body}┆   {line}" for line in dprint(list(graph.outputs)).splitlines())
+    return lines
 
 
 def _shared(outs: list[Var]) -> set[Var]:

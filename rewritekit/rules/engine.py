@@ -56,6 +56,8 @@ class Rewriter:
         self.kanren = kanren
         self.normal: dict[Var, Var] = {}
         self.trace = RewriteTrace()
+        self._scope: list[str] = []  # the inner graphs being rewritten, outermost first
+        self._inner: dict[Any, Any] = {}  # InnerGraph -> its rewritten InnerGraph
 
     def normalize(self, root: Var) -> Var:
         """The normal form of ``root``."""
@@ -91,6 +93,8 @@ class Rewriter:
                 continue
             stack.pop()
             cand = self._rebuilt(item, inputs)
+            if getattr(cand.owner.op, "inner_graphs", None):
+                cand = self._with_inner_rewritten(cand)
             if cand is not item:
                 done = normal.get(cand)
                 if done is not None:
@@ -121,13 +125,37 @@ class Rewriter:
                 return apply_op(var.owner.op, new_inputs)[var.index]  # type: ignore[union-attr,index]
         return var
 
+    def _with_inner_rewritten(self, var: Var) -> Var:
+        """``var`` of a node whose inner graphs (loop bodies, branches) are rewritten with
+        the same rules; the trace names the graph each rewrite happened in."""
+        node = var.owner
+        op = node.op  # type: ignore[union-attr]
+        graphs = op.inner_graphs
+        names = getattr(op, "_graph_props", ()) or [f"graph {i}" for i in range(len(graphs))]
+        new = []
+        for graph, name in zip(graphs, names, strict=False):
+            done = self._inner.get(graph)
+            if done is None:
+                self._scope.append(f"{op.name} {name}")
+                try:
+                    outputs = [self.normalize(o) for o in graph.outputs]
+                finally:
+                    self._scope.pop()
+                changed = any(a is not b for a, b in zip(outputs, graph.outputs, strict=True))
+                done = self._inner[graph] = graph.with_outputs(outputs) if changed else graph
+            new.append(done)
+        if all(a is b for a, b in zip(new, graphs, strict=True)):
+            return var
+        return apply_op(op.with_inner_graphs(new), node.inputs)[var.index]  # type: ignore[union-attr,index]
+
     def _rewrite_top(self, var: Var) -> tuple[Var, Rule] | None:
         trace = self.trace
         for rule in self.rules.rules_for_node(var.owner):  # type: ignore[arg-type]
             trace.attempts += 1
             new = rule.apply(var, kanren=self.kanren)
             if new is not None:
-                trace.append(TraceEntry(rule.qualname, var, new))
+                scope = " > ".join(self._scope)
+                trace.append(TraceEntry(rule.qualname, var, new, scope))
                 return new, rule
         return None
 

@@ -14,15 +14,18 @@ _INFIX = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "pow
 
 
 class TraceEntry(NamedTuple):
-    """One rule application: the rule's qualified name, the Var it matched, and the Var
-    that replaced it."""
+    """One rule application: the rule's qualified name, the Var it matched, the Var that
+    replaced it, and where: ``""`` in the graph itself, ``"scan body"`` inside a loop's
+    body (``"scan body > cond true_graph"`` nested)."""
 
     rule: str
     before: Var
     after: Var
+    where: str = ""
 
     def __str__(self) -> str:
-        return f"{self.rule}: {term_str(self.before)} -> {term_str(self.after)}"
+        inside = f" (in {self.where})" if self.where else ""
+        return f"{self.rule}{inside}: {term_str(self.before)} -> {term_str(self.after)}"
 
 
 class RewriteTrace(list[TraceEntry]):
@@ -66,7 +69,8 @@ def explain(source: Any, *, depth: int = 4) -> str:
     if not entries:
         return "no rule fired"
     return "\n".join(
-        f"{i}. {e.rule}: {term_str(e.before, depth=depth)} -> {term_str(e.after, depth=depth)}"
+        f"{i}. {e.rule}{f' (in {e.where})' if e.where else ''}: "
+        f"{term_str(e.before, depth=depth)} -> {term_str(e.after, depth=depth)}"
         for i, e in enumerate(entries, 1)
     )
 

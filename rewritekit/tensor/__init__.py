@@ -17,6 +17,7 @@ import importlib
 
 from rewritekit.tensor import linalg as linalg
 from rewritekit.tensor.basic import *  # noqa: F403
+from rewritekit.tensor.control import *  # noqa: F403
 from rewritekit.tensor.creation import *  # noqa: F403
 from rewritekit.tensor.elemwise import *  # noqa: F403
 from rewritekit.tensor.gradient import *  # noqa: F403
@@ -33,6 +34,7 @@ install_operators()
 #: The modules that define Ops. Each backend has one module of implementations per family
 #: (``rewritekit/backends/<backend>/<family>.py``), and the tests one module of op records.
 OP_FAMILIES = (
+    "control",
     "creation",
     "elemwise",
     "gradient",
