@@ -85,3 +85,18 @@ def test_ppl_guide_runs(capsys):
     out = capsys.readouterr().out
     assert "found no log-density" in out
     assert np.isfinite(namespace["posterior_mean"]).all()
+
+
+def test_control_flow_guide_runs(capsys):
+    namespace = _run_in_order("docs/control-flow.md", _blocks("docs/control-flow.md"))
+    printed = capsys.readouterr().out
+    assert "scan: carry changes type from float32[] (initial) to float64[]" in printed
+    assert "┆ body(%0: float64[], %1: float64[]) ->" in printed
+    # the GARCH(1,1) log-likelihood against a plain NumPy loop
+    data, (mu, a0, a1, b1) = namespace["data"], (0.0, 1e-5, 0.1, 0.8)
+    s, total = data.std(), 0.0
+    for prev, now in zip(data[:-1], data[1:], strict=True):
+        s = np.sqrt(a0 + a1 * (prev - mu) ** 2 + b1 * s**2)
+        total += -0.5 * ((now - mu) / s) ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi)
+    np.testing.assert_allclose(float(namespace["value"]), total, rtol=1e-10)
+    assert all(np.isfinite(np.asarray(g)) for g in namespace["gradient"])
