@@ -1,10 +1,16 @@
-"""Symbolic reverse-mode differentiation: ``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian``.
+"""Symbolic differentiation: ``grad``, ``vjp``, ``jvp``, ``jacobian``, ``hessian``.
 
 The backward graph is built in one reverse sweep over the nodes between the variables
 differentiated and the outputs: each node gets the sum of its outputs' cotangents once,
 and its Op's ``vjp`` gives one cotangent per input. Shared subexpressions are therefore
 differentiated once, the backward graph's size is linear in the forward graph's, and the
 result is ordinary IR (gradients of gradients work).
+
+Forward mode (``jvp``) transposes the whole vjp where it can; through loops and branches
+it is one forward sweep (``forward``): an Op with a ``jvp`` rule (``Scan``, ``Cond``,
+``While``: a loop over values and tangents) gives its outputs' tangents, and every other
+node's come from transposing its own vjp, built on fresh inputs so the cost stays linear.
+A ``while_loop`` without ``max_steps`` has forward mode only.
 
 Conventions (as JAX):
 
@@ -27,9 +33,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rewritekit.errors import GraphTypeError
-from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
+from rewritekit.ir import Apply, Constant, Var, apply_op, as_var, graph_inputs, replace, toposort
 from rewritekit.tensor import add, multiply, ones_like, zeros_like
 from rewritekit.tensor import sum as reduce_sum
+from rewritekit.tensor.control import set_differentiator
 from rewritekit.tensor.gradient import (
     Mask,
     jacobian_node,
@@ -38,7 +45,6 @@ from rewritekit.tensor.gradient import (
     split_masks,
     sum_cotangents,
 )
-from rewritekit.tensor.control import set_differentiator
 from rewritekit.tensor.shapes import shape
 from rewritekit.tensor.ufunc import Elemwise, shape_sources
 
@@ -136,7 +142,82 @@ def backward(
     return [total(w) if w in wanted else None for w in wrt]
 
 
-set_differentiator(backward)  # loops and branches differentiate their bodies with it
+def forward(
+    outputs: Sequence[Var], wrt: Sequence[Var], tangents: Sequence[Var | None]
+) -> list[Var | None]:
+    """The tangents of ``outputs`` given those of ``wrt``: one forward sweep.
+
+    A node whose Op has a ``jvp(inputs, outputs, tangents)`` rule (loops, branches) uses
+    it; any other node transposes its vjp locally (``_transposed``). Returns None for an
+    output that does not depend on ``wrt`` (through inexact values).
+    """
+    seeds: dict[Var, Var] = {}
+    for var, t in zip(wrt, tangents, strict=True):
+        if t is not None and _inexact(var):
+            seeds[var] = add(seeds[var], t) if var in seeds else t
+    found = dict(seeds)
+    for node in toposort(list(outputs)):
+        ins = [found.get(i) for i in node.inputs]
+        if not node.op.differentiable or all(t is None for t in ins):
+            continue
+        rule = getattr(node.op, "jvp", None)
+        outs = rule(node.inputs, node.outputs, ins) if rule else _transposed(node, ins)
+        for position, (out, t) in enumerate(zip(node.outputs, outs, strict=True)):
+            if t is None or not _inexact(out):
+                continue
+            t = _checked_tangent(node, position, out, t)
+            found[out] = add(seeds[out], t) if out in seeds else t
+    return [found.get(o) for o in outputs]
+
+
+set_differentiator(backward, forward)  # loops and branches differentiate their bodies so
+
+
+def _transposed(node: Apply, tangents: list[Var | None]) -> list[Var | None]:
+    """The tangents of ``node``'s outputs: its vjp ``u -> J^T u`` transposed, ``J t``.
+
+    Built on a copy of the node over fresh inputs (constants kept), so both sweeps stay
+    within the node; the result is then placed over the node's inputs and tangents.
+    """
+    fresh = [i if isinstance(i, Constant) else Var(i.type) for i in node.inputs]
+    outs = apply_op(node.op, tuple(fresh))
+    diff = [
+        i
+        for i, t in enumerate(tangents)
+        if t is not None and _inexact(node.inputs[i]) and not isinstance(fresh[i], Constant)
+    ]
+    wanted = [m for m, o in enumerate(outs) if _inexact(o)]
+    us = [Var(outs[m].type) for m in wanted]
+    grads = backward([outs[m] for m in wanted], us, [fresh[i] for i in diff])
+    ts = {i: Var(tangents[i].type) for i in diff}  # type: ignore[union-attr]
+    inner = None
+    for i, g in zip(diff, grads, strict=True):
+        if g is not None:
+            term = reduce_sum(multiply(g, ts[i]))
+            inner = term if inner is None else add(inner, term)
+    result: list[Var | None] = [None] * len(outs)
+    if inner is None:
+        return result
+    found = backward([inner], [ones_like(inner)], us)
+    mapping: dict[Var, Var] = {f: i for f, i in zip(fresh, node.inputs, strict=True) if f is not i}
+    mapping.update((ts[i], tangents[i]) for i in diff)  # type: ignore[misc]
+    # J t does not depend on u; any leftover use (a term multiplied by zero) reads zeros
+    mapping.update((u, zeros_like(node.outputs[m])) for u, m in zip(us, wanted, strict=True))
+    kept = [(m, t) for m, t in zip(wanted, found, strict=True) if t is not None]
+    placed = replace([t for _, t in kept], mapping)
+    for (m, _), t in zip(kept, placed, strict=True):
+        result[m] = t
+    return result
+
+
+def _checked_tangent(node: Apply, position: int, out: Var, t: Any) -> Var:
+    t = as_var(t, dtype=out.dtype, context=f"{node.op}.jvp")
+    if t.dtype != out.dtype or not out.type.is_compatible(t.type):
+        raise GraphTypeError(
+            f"{node.op}: jvp gave output {position} a tangent of type {t.type}, but the "
+            f"output is {out.type} (a tangent has its output's dtype and shape)"
+        )
+    return t
 
 
 def _node_vjp(node: Any, cts: list[Var]) -> tuple[list[Mask], list[Any]]:
@@ -319,7 +400,10 @@ def jvp(outputs: Any, wrt: Any, tangents: Any) -> Any:
     Built by transposing the vjp: the vjp ``g(u) = J^T u`` is linear in the cotangent
     ``u``, so its own vjp with cotangent ``t`` is ``J t``. Every differentiable Op thus has
     forward mode without a second rule per Op; the cost is a graph about twice the vjp's,
-    which rewriting and XLA trim.
+    which rewriting and XLA trim. A graph with loops or branches (``rk.scan``, ``rk.cond``,
+    ``rk.while_loop``) is differentiated in one forward sweep instead (``forward``): a
+    loop's tangents are a loop over values and tangents, so a ``while_loop`` without
+    ``max_steps``, which has no reverse mode, has forward mode.
 
     Args:
         outputs: a Var or a list/tuple of Vars (the result has the same structure).
@@ -339,6 +423,10 @@ def jvp(outputs: Any, wrt: Any, tangents: Any) -> Any:
         as_var(t, dtype=v.dtype, context=f"jvp: tangent {i}")
         for i, (v, t) in enumerate(zip(variables, tans, strict=True))
     ]
+    if any(hasattr(node.op, "jvp") for node in toposort(outs)):
+        swept = forward(outs, variables, tans)
+        results = [zeros_like(o) if r is None else r for o, r in zip(outs, swept, strict=True)]
+        return _restore(results, single, kind)
     dummies = [Var(o.type, f"_cotangent{i}") for i, o in enumerate(outs)]
     gs = backward(outs, dummies, variables)
     inner = None
