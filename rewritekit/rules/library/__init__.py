@@ -7,6 +7,9 @@ One module per theme, each exporting ``rules`` (a ``RuleSet`` named after its ph
 - ``canonical``, ``filling``, ``algebra``, ``structural``: identities, arrays of one value,
   inverse pairs, the cancelling sum/product canonicaliser, and shape/index/reduction
   simplifications (``canonicalize``);
+- ``loops``: loop-invariant hoisting, tidy loop inputs, loops to vectorized code, folded
+  branches and while loops (``canonicalize``, tag ``loops``), and ``simplify_loops``, the
+  pass (not a rule) that merges twin scans and drops unused loop outputs;
 - ``stabilizing``: numerically stable forms (``stabilize``);
 - ``specializing``: cheaper forms (``specialize``).
 
@@ -23,10 +26,12 @@ from rewritekit.rules.library import (
     canonical,
     filling,
     folding,
+    loops,
     specializing,
     stabilizing,
     structural,
 )
+from rewritekit.rules.library.loops import simplify_loops
 from rewritekit.rules.ruleset import RuleSet
 
 __all__ = [
@@ -35,6 +40,7 @@ __all__ = [
     "default",
     "fast_compile",
     "fold",
+    "simplify_loops",
     "specialize",
     "stabilize",
     "stabilize_pipeline",
@@ -42,9 +48,11 @@ __all__ = [
 
 #: Constant folding, static-shape folding and shape inference.
 fold = RuleSet([folding.rules], name="fold")
-#: Algebraic identities, inverse pairs, the sum/product canonicaliser, shape simplification.
+#: Algebraic identities, inverse pairs, the sum/product canonicaliser, shape simplification,
+#: loop clean-up (hoisting, tidy inputs, vectorized scans, folded branches).
 canonicalize = RuleSet(
-    [canonical.rules, filling.rules, algebra.rules, structural.rules], name="canonicalize"
+    [canonical.rules, filling.rules, algebra.rules, structural.rules, loops.rules],
+    name="canonicalize",
 )
 #: Numerically stable forms: log1p, softplus, logsumexp, log_softmax, ...
 stabilize = RuleSet([stabilizing.rules], name="stabilize")
