@@ -1,5 +1,6 @@
 """The Python examples in README.md run as written."""
 
+import itertools
 import pathlib
 import re
 
@@ -95,7 +96,7 @@ def test_control_flow_guide_runs(capsys):
     # the GARCH(1,1) log-likelihood against a plain NumPy loop
     data, (mu, a0, a1, b1) = namespace["data"], (0.0, 1e-5, 0.1, 0.8)
     s, total = data.std(), 0.0
-    for prev, now in zip(data[:-1], data[1:], strict=True):
+    for prev, now in itertools.pairwise(data):
         s = np.sqrt(a0 + a1 * (prev - mu) ** 2 + b1 * s**2)
         total += -0.5 * ((now - mu) / s) ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi)
     np.testing.assert_allclose(float(namespace["value"]), total, rtol=1e-10)
