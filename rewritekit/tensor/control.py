@@ -37,7 +37,7 @@ from rewritekit.tensor.arithmetic import add, cast, ceil, maximum, where
 from rewritekit.tensor.creation import arange, zeros_like
 from rewritekit.tensor.joining import concatenate
 from rewritekit.tensor.layout import reshape
-from rewritekit.tensor.logic import less, logical_and, logical_not
+from rewritekit.tensor.logic import less, logical_and
 from rewritekit.tensor.shape_vectors import shape_i
 from rewritekit.tensor.transcendental import sqrt
 
@@ -561,8 +561,9 @@ def scan(
     if result_def.kind not in ("tuple", "list") or len(result_def.children) != 2:
         raise GraphTypeError(f"scan: f must return a pair (carry, y), got {_shown(result_def)}")
     n_new = result_def.children[0].num_leaves
-    new = _checked_carry("scan", fresh[: len(carry)], carry_def,
-                         result[:n_new], result_def.children[0])
+    new = _checked_carry(
+        "scan", fresh[: len(carry)], carry_def, result[:n_new], result_def.children[0]
+    )
     ys, y_def = _leaves_as_vars(unflatten(result_def.children[1], result[n_new:]), "scan: y")
     graph, free = close_over(fresh, [*new, *ys])
     op = Scan(graph, len(carry), len(seqs), length, bool(reverse), bool(checkpoint))
@@ -859,9 +860,7 @@ class Cond(_Control):
         return out
 
 
-def _merged_types(
-    a: Sequence[TensorType], b: Sequence[TensorType]
-) -> tuple[TensorType, ...]:
+def _merged_types(a: Sequence[TensorType], b: Sequence[TensorType]) -> tuple[TensorType, ...]:
     if len(a) != len(b):
         raise GraphTypeError(f"cond: the branches return {len(a)} and {len(b)} values")
     merged = []
@@ -871,11 +870,24 @@ def _merged_types(
                 f"cond: output {position} is {s} in the true branch and {t} in the false "
                 "branch; both branches must return the same types"
             )
-        merged.append(s.with_shape(x if x == y else None for x, y in zip(s.shape, t.shape, strict=True)))
+        shape = (x if x == y else None for x, y in zip(s.shape, t.shape, strict=True))
+        merged.append(s.with_shape(shape))
     return tuple(merged)
 
 
-def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any) -> Any:
+def _branch_outputs(a: Any, b: Any, path: str) -> tuple[Var, Var]:
+    """The two branches' outputs at ``path`` as Vars; a number or array on one side takes
+    the dtype of a Var on the other, whichever side that is."""
+    if isinstance(b, Var) and not isinstance(a, Var):
+        b_var = as_var(b, context=f"cond: false branch output{path}")
+        return as_var(a, dtype=b_var.dtype, context=f"cond: true branch output{path}"), b_var
+    a_var = as_var(a, context=f"cond: true branch output{path}")
+    return a_var, as_var(b, dtype=a_var.dtype, context=f"cond: false branch output{path}")
+
+
+def cond(
+    pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any], *operands: Any
+) -> Any:
     """``true_fun(*operands) if pred else false_fun(*operands)``: ``jax.lax.cond``.
 
     Lazy: only the branch taken is evaluated (NumPy runs one branch; JAX lowers to
@@ -915,11 +927,8 @@ def cond(pred: Any, true_fun: Callable[..., Any], false_fun: Callable[..., Any],
             "both must return the same structure"
         )
     paths = leaf_paths(dt)
-    lt = [as_var(v, context=f"cond: true branch output{p}") for v, p in zip(lt, paths, strict=True)]
-    lf = [
-        as_var(v, dtype=t.dtype, context=f"cond: false branch output{p}")
-        for v, t, p in zip(lf, lt, paths, strict=True)
-    ]
+    pairs = [_branch_outputs(a, b, p) for a, b, p in zip(lt, lf, paths, strict=True)]
+    lt, lf = [a for a, _ in pairs], [b for _, b in pairs]
     for path, a, b in zip(paths, lt, lf, strict=True):
         if not a.type.is_compatible(b.type):
             raise GraphTypeError(

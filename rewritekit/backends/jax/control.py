@@ -45,7 +45,7 @@ def _scan(op: cf.Scan, node: Apply) -> Callable[..., Any]:
         carry = _cast(args[:nc], carry_types)
         seqs = tuple(jnp.asarray(s) for s in args[nc : nc + ns])
         consts = args[nc + ns :]
-        length = scan_length(op, list(seqs), jnp.shape)
+        length = scan_length(op, node, list(seqs), jnp.shape)
 
         def step(c: Any, xs: Any) -> Any:
             outs = body(*c, *xs, *consts)

@@ -30,17 +30,30 @@ def _cast(values: list[Any], types: Any) -> list[np.ndarray]:
     return [np.asarray(v, dtype=t.dtype) for v, t in zip(values, types, strict=True)]
 
 
-def scan_length(op: cf.Scan, seqs: list[Any], shape: Callable[[Any], tuple[int, ...]]) -> int:
+def scan_length(
+    op: cf.Scan, node: Apply, seqs: list[Any], shape: Callable[[Any], tuple[int, ...]]
+) -> int:
     """The number of steps: the sequences' common leading length (or ``op.length``); an
-    error naming the lengths where they differ."""
+    error naming the sequences (by position, and by name where the outer Var has one) and
+    their lengths where they differ."""
     lengths = [shape(s)[0] for s in seqs]
     if op.length is not None:
         lengths.append(op.length)
     if len(set(lengths)) > 1:
-        shown = ", ".join(f"sequence {i}: {n}" for i, n in enumerate(lengths[: len(seqs)]))
+        outer = node.inputs[op.n_carry : op.n_carry + op.n_seq]
+        shown = ", ".join(
+            f"sequence {i}{_named(v)}: {n}"
+            for i, (v, n) in enumerate(zip(outer, lengths[: len(seqs)], strict=True))
+        )
         extra = f", length: {op.length}" if op.length is not None else ""
         raise ShapeError(f"scan: the sequences' leading lengths differ ({shown}{extra})")
     return lengths[0]
+
+
+def _named(var: Any) -> str:
+    name = getattr(var, "name", None)
+    shown = name and var.owner is None and not name.startswith("%")  # not a placeholder
+    return f" ({name!r})" if shown else ""
 
 
 @numpy_funcify.register(cf.Scan)
@@ -54,7 +67,7 @@ def _scan(op: cf.Scan, node: Apply) -> Callable[..., Any]:
         carry = _cast(list(args[:nc]), carry_types)
         seqs = [np.asarray(s) for s in args[nc : nc + ns]]
         consts = list(args[nc + ns :])
-        length = scan_length(op, seqs, np.shape)
+        length = scan_length(op, node, seqs, np.shape)
         steps = range(length - 1, -1, -1) if op.reverse else range(length)
         ys: list[list[Any]] = [[None] * length for _ in y_types]
         for t in steps:
@@ -62,15 +75,27 @@ def _scan(op: cf.Scan, node: Apply) -> Callable[..., Any]:
             carry = _cast(outs[:nc], carry_types)
             for store, y, ty in zip(ys, outs[nc:], y_types, strict=True):
                 store[t] = np.asarray(y, dtype=ty.dtype)
-        if length == 0 and y_types:  # no step ran: one evaluation tells the ys' shapes
-            probe = [np.zeros(s.shape[1:], s.dtype) for s in seqs]
-            outs = body(*carry, *probe, *consts)
-            stacked = [np.zeros((0, *np.shape(y)), t.dtype) for y, t in zip(outs[nc:], y_types, strict=True)]
+        if length == 0 and y_types:
+            stacked = _empty_ys(y_types, lambda: body(*carry, *_probe(seqs), *consts)[nc:])
         else:
             stacked = [np.stack(store) if store else None for store in ys]
         return _results([*carry, *stacked])
 
     return run
+
+
+def _empty_ys(types: Any, evaluate: Callable[[], list[Any]]) -> list[np.ndarray]:
+    """The stacked ys of a scan that ran no step: their static shapes where the types give
+    them; else one evaluation of the body (at zero slices) tells them, which runs only
+    then (a body may not end at zero slices, a while loop in it for one)."""
+    if all(None not in t.shape for t in types):
+        return [np.zeros((0, *t.shape), t.dtype) for t in types]
+    outs = evaluate()
+    return [np.zeros((0, *np.shape(y)), t.dtype) for y, t in zip(outs, types, strict=True)]
+
+
+def _probe(seqs: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.zeros(s.shape[1:], s.dtype) for s in seqs]
 
 
 @numpy_funcify.register(cf.While)
