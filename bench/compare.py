@@ -1,7 +1,8 @@
-"""rewritekit against PyTensor and hand-written JAX, on the workloads W1-W5, in one run.
+"""rewritekit against PyTensor and hand-written JAX, on the workloads W1-W6, in one run.
 
 Run: ``make bench`` (installs the ``bench`` extra: pytensor, matplotlib), or
-``.venv/bin/python bench/compare.py [--quick] [--workloads W1,W5] [--systems ...]``.
+``.venv/bin/python bench/compare.py [--quick] [--workloads W1,W5] [--systems ...]``;
+one workload alone: ``--workloads W6 --out bench/results/w6.json``.
 
 Every (workload, size, system) is measured in a fresh subprocess (``--worker``), so no
 system profits from another's imports, caches or jit cache. The systems:
@@ -19,11 +20,14 @@ compile (rewrite + lowering: the ``function`` call;
 JAX traces and XLA compiles), the median of at least 20 warm calls (each waited on with
 ``block_until_ready``), and Apply nodes before and after rewriting (for hand-written JAX,
 the equations of its jaxpr). The outputs' sums are compared across systems as a check that
-all four compute the same thing. A failure (PyTensor's recursion limit, a timeout) is
-recorded as such.
+all four compute the same thing. A workload with a NumPy reference (W6) is checked
+harder: each system's first-call outputs must match it to rtol 1e-8 before its warm calls
+are timed, or the run fails. A failure (PyTensor's recursion limit, a timeout, a
+disagreement) is recorded as such.
 
-Writes ``bench/results/latest.json`` and ``bench/results/compile_time.png``, and prints the
-table and the ratios.
+Writes ``bench/results/latest.json`` (or ``--out``) and, next to it,
+``compile_time.png`` (compile time against graph size, W1-W5; not written when none of
+them ran), and prints the table and the ratios.
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 SYSTEMS = ("rewritekit", "pytensor_jax", "pytensor_c", "jax")
-QUICK_SIZES = {"W1": (10, 100), "W2": (10, 100)}
+QUICK_SIZES = {"W1": (10, 100), "W2": (10, 100), "W6": (100, 1000)}
+PLOTTED = ("W1", "W2", "W3", "W4", "W5")  # W6's graph does not grow with N
+RTOL = 1e-8  # against a workload's NumPy reference
 
 sys.path.insert(0, str(HERE))
 
@@ -63,6 +69,29 @@ def _checksum(values: Any) -> list[float]:
 
     values = values if isinstance(values, list | tuple) else [values]
     return [float(np.sum(np.asarray(v, dtype=np.float64))) for v in values]
+
+
+def _check_reference(values: Any, expected: list[Any]) -> float:
+    """The largest relative error of the outputs against the reference; raises if it is
+    over ``RTOL`` (or the outputs differ in number or shape)."""
+    import numpy as np
+
+    values = values if isinstance(values, list | tuple) else [values]
+    if len(values) != len(expected):
+        raise AssertionError(f"{len(values)} outputs, the reference has {len(expected)}")
+    worst = 0.0
+    for i, (got, want) in enumerate(zip(values, expected, strict=True)):
+        got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
+        if got.shape != want.shape:
+            raise AssertionError(f"output {i}: shape {got.shape}, reference {want.shape}")
+        error = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300)))
+        if not error <= RTOL:
+            raise AssertionError(
+                f"output {i} disagrees with the NumPy reference: relative error {error:.3g} "
+                f"> {RTOL:g}"
+            )
+        worst = max(worst, error)
+    return worst
 
 
 def _per_call(call: Any, minimum: int = 20, budget: float = 1.0) -> tuple[float, int]:
@@ -167,6 +196,7 @@ def worker(system: str, name: str, n: int) -> dict[str, Any]:
 
     workload = WORKLOADS[name]
     data = workload.data(n)
+    expected = workload.reference(data) if workload.reference else None
     _preload(system)
     if system == "rewritekit":
         built = _build_rewritekit(workload, n, data)
@@ -183,6 +213,8 @@ def worker(system: str, name: str, n: int) -> dict[str, Any]:
     t0 = time.perf_counter()
     values = call()
     built["first_call_s"] = time.perf_counter() - t0
+    if expected is not None:  # before any warm call is timed
+        built["max_rel_err"] = _check_reference(values, expected)
     built["per_call_s"], built["calls"] = _per_call(call)
     built["checksum"] = _checksum(values)
     if count is not None:
@@ -317,8 +349,10 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     size = {
         (r["workload"], r["n"]): r["nodes_before"]
         for r in rows
-        if r["system"] == "rewritekit" and "nodes_before" in r
+        if r["system"] == "rewritekit" and "nodes_before" in r and r["workload"] in PLOTTED
     }
+    if not size:
+        return
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     panels = [
         ("compile (rewrite + lowering)", lambda r: r["compile_s"], SYSTEMS[:3]),
@@ -352,8 +386,8 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="W1/W2 at small sizes only")
-    parser.add_argument("--workloads", default="W1,W2,W3,W4,W5")
+    parser.add_argument("--quick", action="store_true", help="W1/W2/W6 at small sizes only")
+    parser.add_argument("--workloads", default="W1,W2,W3,W4,W5,W6", help="comma-separated")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run")
     parser.add_argument("--out", default=str(RESULTS / "latest.json"))

@@ -1,4 +1,4 @@
-"""The benchmark workloads W1-W5, each built three ways: rewritekit, PyTensor and
+"""The benchmark workloads W1-W6, each built three ways: rewritekit, PyTensor and
 hand-written ``jax.numpy``.
 
 The definitions are fixed (issue 7) so results compare across versions:
@@ -14,6 +14,13 @@ The definitions are fixed (issue 7) so results compare across versions:
   1000); output its sum.
 - W5 gradient-heavy: ``cost = sum_i log(1 + exp(x*w[i] - i)) + sigmoid(x*i)**2`` for i in
   range(200); outputs the cost and ``grad(cost, [x, w])``.
+- W6 GARCH(1,1) with scan: ``y`` a float64 series of length N (T) simulated from a GARCH(1,1)
+  process with a fixed seed; ``s_0 = std(y)``, ``s_t = sqrt(a0 + a1*(y_(t-1) - mu)**2 +
+  b1*s_(t-1)**2)`` for t = 1..T-1, one loop (``rk.scan``, PyTensor's ``scan``,
+  ``jax.lax.scan``) carrying ``s`` over the pairs ``(y[:-1], y[1:])``; outputs the
+  log-likelihood ``sum_t log N(y_t; mu, s_t)`` and its gradient with respect to
+  ``(mu, a0, a1, b1)``. ``reference`` computes the same in NumPy (forward-mode derivatives
+  by hand), and the bench checks every system against it before timing.
 
 Each builder imports its own library, so a worker process loads only the system it runs.
 """
@@ -33,7 +40,8 @@ class Workload:
 
     ``rewritekit(n)`` and ``pytensor(n)`` return ``(inputs, outputs)`` symbolic lists;
     ``jax(n)`` returns a function of the arrays returning the list of outputs; ``data(n)``
-    returns the input arrays (seeded).
+    returns the input arrays (seeded). ``reference(data)``, where given, returns the expected
+    outputs, computed in NumPy; every system must match it (rtol 1e-8) before it is timed.
     """
 
     name: str
@@ -43,6 +51,7 @@ class Workload:
     pytensor: Callable[[int], tuple[list[Any], list[Any]]]
     jax: Callable[[int], Callable[..., Any]]
     data: Callable[[int], list[np.ndarray]]
+    reference: Callable[[list[np.ndarray]], list[np.ndarray]] | None = None
 
 
 def _rng() -> np.random.Generator:
@@ -292,6 +301,109 @@ def _w5_data(n: int) -> list[np.ndarray]:
     return [np.asarray(0.3), rng.normal(size=_W5_TERMS)]
 
 
+# --- W6 -------------------------------------------------------------------------------
+
+W6_TRUE = (0.1, 0.05, 0.1, 0.85)  # (mu, a0, a1, b1) the series is simulated from
+W6_AT = (0.05, 0.08, 0.15, 0.8)  # where the log-likelihood and gradient are evaluated
+_HALF_LOG_2PI = 0.5 * float(np.log(2 * np.pi))
+
+
+def garch_step(s: Any, pair: Any, params: Any, ops: Any) -> tuple[Any, Any]:
+    """One GARCH(1,1) step: the new sd from the previous one and ``y_(t-1)``, and the
+    log-density of ``y_t`` (``ops``: the system's sqrt and log)."""
+    sqrt, log = ops
+    mu, a0, a1, b1 = params
+    y_prev, y_now = pair
+    s = sqrt(a0 + a1 * (y_prev - mu) ** 2 + b1 * s**2)
+    return s, -0.5 * ((y_now - mu) / s) ** 2 - log(s) - _HALF_LOG_2PI
+
+
+def _w6_rk(n: int) -> tuple[list[Any], list[Any]]:
+    import rewritekit as rk
+    import rewritekit.tensor as rt
+
+    y = rt.vector("y", shape=(n,))
+    params = [rt.scalar(name) for name in ("mu", "a0", "a1", "b1")]
+
+    def step(s: Any, pair: Any) -> tuple[Any, Any]:
+        return garch_step(s, pair, params, (rt.sqrt, rt.log))
+
+    _, terms = rk.scan(step, rt.std(y), (y[:-1], y[1:]))
+    loglik = rt.sum(terms)
+    return [y, *params], [loglik, *rk.grad(loglik, params)]
+
+
+def _w6_pt(n: int) -> tuple[list[Any], list[Any]]:
+    import pytensor
+    import pytensor.tensor as pt
+
+    y = pt.dvector("y", shape=(n,))
+    params = [pt.dscalar(name) for name in ("mu", "a0", "a1", "b1")]
+
+    def step(y_prev: Any, y_now: Any, s: Any, *params: Any) -> tuple[Any, Any]:
+        return garch_step(s, (y_prev, y_now), params, (pt.sqrt, pt.log))
+
+    _, terms = pytensor.scan(
+        step,
+        sequences=[y[:-1], y[1:]],
+        outputs_info=[pt.std(y), None],
+        non_sequences=params,
+        return_updates=False,
+    )
+    loglik = pt.sum(terms)
+    return [y, *params], [loglik, *pytensor.grad(loglik, params)]
+
+
+def _w6_jax(n: int) -> Callable[..., Any]:
+    import jax
+    import jax.numpy as jnp
+
+    def loglik(y: Any, *params: Any) -> Any:
+        def step(s: Any, pair: Any) -> tuple[Any, Any]:
+            return garch_step(s, pair, params, (jnp.sqrt, jnp.log))
+
+        _, terms = jax.lax.scan(step, jnp.std(y), (y[:-1], y[1:]))
+        return jnp.sum(terms)
+
+    value_and_grad = jax.value_and_grad(loglik, argnums=(1, 2, 3, 4))
+
+    def f(y: Any, mu: Any, a0: Any, a1: Any, b1: Any) -> list[Any]:
+        value, grads = value_and_grad(y, mu, a0, a1, b1)
+        return [value, *grads]
+
+    return f
+
+
+def _w6_data(n: int) -> list[np.ndarray]:
+    mu, a0, a1, b1 = W6_TRUE
+    eps = _rng().normal(size=n)
+    y = np.empty(n)
+    var, prev = a0 / (1 - a1 - b1), mu  # start at the stationary variance
+    for t in range(n):
+        var = a0 + a1 * (prev - mu) ** 2 + b1 * var
+        y[t] = prev = mu + np.sqrt(var) * eps[t]
+    return [y, *(np.asarray(v) for v in W6_AT)]
+
+
+def _w6_reference(data: list[np.ndarray]) -> list[np.ndarray]:
+    """The log-likelihood and its gradient in NumPy: the recursion run forward with the
+    derivatives of ``s_t`` with respect to ``(mu, a0, a1, b1)`` carried along."""
+    y = data[0]
+    mu, a0, a1, b1 = (float(v) for v in data[1:])
+    s, ds = float(np.std(y)), np.zeros(4)
+    total, grad = 0.0, np.zeros(4)
+    for y_prev, y_now in zip(y[:-1].tolist(), y[1:].tolist(), strict=True):
+        e = y_prev - mu
+        dv = 2 * b1 * s * ds + np.array([-2 * a1 * e, 1.0, e * e, s * s])
+        s = float(np.sqrt(a0 + a1 * e * e + b1 * s * s))
+        ds = dv / (2 * s)
+        z = (y_now - mu) / s
+        total += -0.5 * z * z - np.log(s) - _HALF_LOG_2PI
+        grad += (z * z - 1) / s * ds
+        grad[0] += z / s
+    return [np.asarray(total), *grad]
+
+
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in [
@@ -300,5 +412,15 @@ WORKLOADS: dict[str, Workload] = {
         Workload("W3", "MLP loss and gradient", (1,), _w3_rk, _w3_pt, _w3_jax, _w3_data),
         Workload("W4", "repeated subexpression", (1,), _w4_rk, _w4_pt, _w4_jax, _w1_data),
         Workload("W5", "gradient-heavy", (1,), _w5_rk, _w5_pt, _w5_jax, _w5_data),
+        Workload(
+            "W6",
+            "GARCH(1,1) log-likelihood and gradient, scan",
+            (100, 1000, 10000),
+            _w6_rk,
+            _w6_pt,
+            _w6_jax,
+            _w6_data,
+            _w6_reference,
+        ),
     ]
 }

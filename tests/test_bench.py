@@ -78,3 +78,27 @@ def test_the_report_gives_ratios_and_flags_disagreement():
     text = compare.report(rows)
     assert "| W1 | 10 | 0.01 | - | 0.55 | 2 | **no** |" in text
     assert "failed: RecursionError" in text
+
+
+def test_w6_garch_matches_its_numpy_reference_and_a_disagreement_fails():
+    import jax
+
+    import rewritekit as rk
+
+    compare = _compare()
+    sys.path.insert(0, str(BENCH))
+    try:
+        from workloads import WORKLOADS
+    finally:
+        sys.path.remove(str(BENCH))
+    w6 = WORKLOADS["W6"]
+    data = w6.data(30)
+    expected = w6.reference(data)
+    inputs, outputs = w6.rewritekit(30)
+    f = rk.function(inputs, outputs, backend="numpy")  # the bench runs JAX; this is fast
+    assert compare._check_reference(f(*data), expected) <= 1e-8
+    with jax.enable_x64(True):
+        assert compare._check_reference(jax.jit(w6.jax(30))(*data), expected) <= 1e-8
+    wrong = [*expected[:-1], expected[-1] * (1 + 1e-6)]
+    with pytest.raises(AssertionError, match="output 4 disagrees"):
+        compare._check_reference(wrong, expected)
