@@ -17,6 +17,7 @@ import scipy.stats as st
 import rewritekit.random as rr
 from examples import eight_schools as es
 from examples import logistic_map as lm
+from examples import stochastic_volatility as sv
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -94,6 +95,52 @@ def test_forward_sampling_is_a_function_of_the_key():
     assert float(first[0]) != float(other[0])
     _, tau, theta, y = first
     assert float(tau) > 0 and theta.shape == y.shape == (8,)
+
+
+@pytest.fixture(scope="module")
+def sv_density():
+    y, _ = sv.simulate(60, seed=3)
+    return sv.density(sv.model(60), y), y
+
+
+def test_stochastic_volatility_nuts_at_small_size(capsys):
+    result = sv.main(steps=100, num_warmup=100, num_samples=100, chains=1, seed=0, compare=False)
+    ours = result["rewritekit"]
+    assert -3.0 < ours["mu"]["mean"] < 2.0  # -0.5 generated; about -0.6 with long chains
+    assert -1.0 < ours["phi"]["mean"] < 1.0 and 0.0 < ours["sigma"]["mean"] < 2.0
+    assert all(0.0 < ours[name]["sd"] < 3.0 for name in sv.PARAMETERS)
+    assert result["divergences"] < 10  # none expected
+    assert "| sigma | 0.25 |" in capsys.readouterr().out
+
+
+def test_stochastic_volatility_density_equals_the_hand_written_one(sv_density):
+    density, y = sv_density
+    points = np.random.default_rng(1).uniform(-2.0, 2.0, size=(3, density.packing.size))
+    with jax.enable_x64(True):
+        reference = jax.jit(jax.vmap(jax.value_and_grad(sv.hand_logp), in_axes=(0, None)))
+        values, grads = reference(points, y)
+    for point, value, grad in zip(points, values, grads, strict=True):
+        logp, our_grad = density.logp_grad(point)
+        np.testing.assert_allclose(logp, value, rtol=1e-12)
+        np.testing.assert_allclose(our_grad, grad, rtol=1e-10, atol=1e-10)
+
+
+def test_stochastic_volatility_parameters_are_mapped_back(sv_density):
+    density, _ = sv_density
+    point = np.zeros(density.packing.size)
+    point[:3] = [0.3, 1.0, -1.0]  # mu, logit((phi + 1) / 2), log(sigma)
+    mu, phi, sigma = density.constrained(point)
+    assert float(mu) == 0.3
+    assert float(phi) == pytest.approx(2 / (1 + np.exp(-1.0)) - 1, rel=1e-14)
+    assert float(sigma) == pytest.approx(np.exp(-1.0), rel=1e-14)
+
+
+def test_stochastic_volatility_series_is_a_function_of_the_seed():
+    (y, h), (again, _), (other, _) = sv.simulate(50, 0), sv.simulate(50, 0), sv.simulate(50, 1)
+    np.testing.assert_array_equal(y, again)
+    assert y.shape == h.shape == (50,) and not np.array_equal(y, other)
+    # y_t / exp(h_t / 2) are the standard normal draws of the steps
+    assert abs(np.mean(y / np.exp(h / 2))) < 0.6 and 0.6 < np.std(y / np.exp(h / 2)) < 1.4
 
 
 def test_logistic_map_optax_agrees_with_newton(capsys):

@@ -7,7 +7,7 @@ from typing import Any
 
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Var, as_var, replace, short_name, toposort
-from rewritekit.logprob import measurable, transforms
+from rewritekit.logprob import loops, measurable, transforms
 from rewritekit.logprob.measurable import (
     LogDensity,
     draws_in,
@@ -38,13 +38,17 @@ def default_transform(x: Var) -> Transform | None:
     ``log`` for positive distributions (halfnormal, halfcauchy, exponential, gamma,
     inverse_gamma, lognormal), ``logodds`` for beta, ``interval(low, high)`` for uniform
     (its own parameters), ``simplex`` for dirichlet; None for the rest (real-valued and
-    discrete ones, and variables that are not a random variable's draw).
+    discrete ones, and variables that are not a random variable's draw). A stacked output
+    of a scan gets the transform of the draw it stacks, where that computes nothing from
+    the loop (an ``interval`` whose bounds the body computes gets None).
 
     Example:
         >>> _, tau = rr.halfcauchy(rr.key(), 5.0)
         >>> default_transform(tau)
         log
     """
+    if loops.is_scan_output(x):
+        return loops.step_transform(x, default_transform)
     if not is_random(x):
         return None
     op, params = x.owner.op, x.owner.inputs[2:]
@@ -71,6 +75,10 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
     ``rules`` adds inversions of your own (rules whose left side is
     ``log_density(pattern, v)``), tried before the standard ones.
 
+    ``x`` may also be a stacked ``y`` output of a ``scan`` that draws at each step: the
+    result is then the scan of the per-step densities, each conditioned on the values of
+    the steps before it (``rewritekit.logprob.loops``), shape ``(steps, *batch)``.
+
     Raises:
         GraphTypeError: no density was found for ``x``.
         ShapeError: ``value``'s rank differs from ``x``'s.
@@ -86,8 +94,10 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
     if value.ndim != x.ndim:
         raise ShapeError(
             f"logprob: the value {short_name(value)} ({value.type}) must have the rank of "
-            f"{rv.describe(x)} ({x.type})"
+            f"{_describe(x)} ({x.type})"
         )
+    if loops.is_scan_output(x):
+        return loops.scan_logprob(x, value, {}, _step_logprob(rules))
     ruleset = measurable.rules if rules is None else as_ruleset(rules) + measurable.rules
     found = rewrite(log_density(_cut_keys(x), value), ruleset)
     left = [
@@ -97,7 +107,7 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
     ]
     if left:
         raise GraphTypeError(
-            f"logprob: found no log-density for {rv.describe(left[0].owner.inputs[0])}: it "
+            f"logprob: found no log-density for {_describe(left[0].owner.inputs[0])}: it "
             "is not a random variable's draw, nor exp, a shift, scaling or negation of one "
             "(by parameters that hold no other random draw)"
         )
@@ -112,6 +122,10 @@ def logprob_terms(
     Each random quantity ``x`` (a key of ``values``) is replaced by its value variable
     wherever it appears (``replace``; the model graph itself is unchanged and still draws),
     so the terms are conditional densities whose sum is the joint log-density.
+
+    A key may be a stacked ``y`` output of a ``scan`` that draws at each step (a time
+    series): its term is a scan of the per-step densities, conditioned on the values of
+    the earlier steps and of the scan's other valued outputs (``rewritekit.logprob.loops``).
 
     Args:
         values: ``{x: value}``; a value is a Var or an array (observed data). With a
@@ -133,22 +147,15 @@ def logprob_terms(
     pairs = _pairs(values)
     names = _names(pairs)
     chosen = _transforms(pairs, transforms)
+    stacked = _scan_values(pairs, chosen)
+    lifted = {x: loops.lift_draws(x) for x in stacked}
     conditioned: dict[Var, Var] = {}  # x -> its value on the constrained scale
     terms: dict[Var, Var] = {}
-    for x in _in_graph_order(list(pairs)):
+    for x in _in_graph_order([lifted.get(x, x) for x in pairs], list(pairs)):
         value, transform = pairs[x], chosen[x]
-        x_given = _given(x, conditioned)
-        if transform is not None:
-            transform = _condition(transform, conditioned)
-            _check_fits(x, value, transform)
-            constrained = transform.backward(value)
-            term = _plus_jacobian(
-                logprob(x_given, constrained, rules=rules), transform.log_jac_det(value)
-            )
-        else:
-            _check_fits(x, value, None)
-            constrained, term = value, logprob(x_given, value, rules=rules)
-        conditioned[x] = constrained
+        x_given = _given(lifted.get(x, x), conditioned)
+        constrained, term = _term(x, x_given, value, transform, conditioned, stacked, rules)
+        conditioned[x] = conditioned[lifted.get(x, x)] = constrained
         if is_random(x):  # its key, mapped to itself, stops replace at x's node
             conditioned[x.owner.outputs[0]] = x.owner.outputs[0]
         _check_no_free_draws(term, x, value)
@@ -179,12 +186,12 @@ def _pairs(values: Mapping[Var, Any]) -> dict[Var, Var]:
         raise GraphTypeError("joint_logprob: values must be a non-empty dict {x: value}")
     pairs: dict[Var, Var] = {}
     for x, value in values.items():
-        if not isinstance(x, Var) or not draws_in(x):
+        if not isinstance(x, Var) or not (draws_in(x) or loops.draws_inside(x)):
             raise GraphTypeError(
                 f"joint_logprob: key {x!r} is not a random quantity (it depends on no "
                 "random variable's draw)"
             )
-        pairs[x] = as_var(value, context=f"joint_logprob: value of {rv.describe(x)}")
+        pairs[x] = as_var(value, context=f"joint_logprob: value of {_describe(x)}")
     return pairs
 
 
@@ -201,7 +208,7 @@ def _names(pairs: dict[Var, Var]) -> dict[Var, str]:
         if pairs[other] is value:
             raise GraphTypeError(
                 f"joint_logprob: the same value variable {name!r} is given for two random "
-                f"variables, {rv.describe(other)} (key {j} of values) and {rv.describe(x)} "
+                f"variables, {_describe(other)} (key {j} of values) and {_describe(x)} "
                 f"(key {i}); give each its own value variable"
             )
         raise GraphTypeError(f"joint_logprob: two value variables are named {name!r}")
@@ -225,21 +232,68 @@ def _transforms(pairs: dict[Var, Var], spec: Any) -> dict[Var, Transform | None]
     unknown = [k for k in spec if k not in pairs]
     if unknown:
         raise GraphTypeError(
-            f"joint_logprob: transforms names {rv.describe(unknown[0])}, which has no value"
+            f"joint_logprob: transforms names {_describe(unknown[0])}, which has no value"
         )
     for k, t in spec.items():
         if t is not None and not isinstance(t, Transform):
             raise GraphTypeError(
-                f"joint_logprob: the transform of {rv.describe(k)} must be a Transform or "
+                f"joint_logprob: the transform of {_describe(k)} must be a Transform or "
                 f"None, got {t!r}"
             )
     return {x: spec.get(x) for x in pairs}
 
 
-def _in_graph_order(xs: list[Var]) -> list[Var]:
-    """``xs`` with every variable after those it depends on."""
-    position = {node: i for i, node in enumerate(toposort(xs))}
-    return sorted(xs, key=lambda x: position.get(x.owner, -1))
+def _term(
+    x: Var,
+    x_given: Var,
+    value: Var,
+    transform: Transform | None,
+    conditioned: dict[Var, Var],
+    stacked: dict[Var, Var],
+    rules: Any,
+) -> tuple[Var, Var]:
+    """``x``'s value on the constrained scale, and its log-density term at ``value``
+    (``x_given``: ``x`` with the random quantities before it replaced by their values)."""
+    if x in stacked:  # a scan's output: its other valued outputs condition its steps too
+        given = {o.index: v for o, v in stacked.items() if o.owner is x.owner and o is not x}
+        _check_fits(x, value, transform)
+        constrained = stacked[x]
+        logp = loops.scan_logprob(x_given, constrained, given, _step_logprob(rules))
+    else:
+        if transform is not None:
+            transform = _condition(transform, conditioned)
+        _check_fits(x, value, transform)
+        constrained = value if transform is None else transform.backward(value)
+        logp = logprob(x_given, constrained, rules=rules)
+    if transform is None:
+        return constrained, logp
+    return constrained, _plus_jacobian(logp, transform.log_jac_det(value))
+
+
+def _scan_values(pairs: dict[Var, Var], chosen: dict[Var, Transform | None]) -> dict[Var, Var]:
+    """The values of the scans' outputs among ``pairs``, on their constrained scale."""
+    return {
+        x: value if chosen[x] is None else chosen[x].backward(value)
+        for x, value in pairs.items()
+        if loops.is_scan_output(x)
+    }
+
+
+def _step_logprob(rules: Any) -> loops.StepLogprob:
+    """``logprob`` with the user's ``rules``, for the draws of a scan's steps."""
+    return lambda y, value: logprob(y, value, rules=rules)
+
+
+def _describe(x: Var) -> str:
+    return loops.describe(x) if loops.is_scan_output(x) else rv.describe(x)
+
+
+def _in_graph_order(graphs: list[Var], xs: list[Var]) -> list[Var]:
+    """``xs`` with every variable after those it depends on, as ``graphs`` (one per ``x``,
+    its graph with the draws a scan reads lifted out of its body) compute them."""
+    position = {node: i for i, node in enumerate(toposort(graphs))}
+    where = {x: position.get(g.owner, -1) for x, g in zip(xs, graphs, strict=True)}
+    return sorted(xs, key=where.__getitem__)
 
 
 def _condition(transform: Transform, conditioned: dict[Var, Var]) -> Transform:
@@ -302,7 +356,7 @@ def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
         scale = "" if transform is None else f" on the unconstrained scale of {transform}"
         raise ShapeError(
             f"joint_logprob: the value {short_name(value)} ({value.type}) does not fit "
-            f"{rv.describe(x)}, which is {expected}{scale}"
+            f"{_describe(x)}, which is {expected}{scale}"
         )
 
 
@@ -322,8 +376,8 @@ def _check_no_free_draws(term: Var, x: Var, value: Var) -> None:
     free = draws_in(term)
     if free:
         raise GraphTypeError(
-            f"joint_logprob: the log-density of {rv.describe(x)} (value "
-            f"{short_name(value)}) depends on {rv.describe(free[0])}, which has no value; "
+            f"joint_logprob: the log-density of {_describe(x)} (value "
+            f"{short_name(value)}) depends on {_describe(free[0])}, which has no value; "
             "give it a value variable in the dict"
         )
 
