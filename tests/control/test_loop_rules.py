@@ -13,7 +13,7 @@ import rewritekit.random as rr
 import rewritekit.tensor as rt
 from rewritekit.rules import RuleSet
 from rewritekit.rules.library import loops
-from rewritekit.rules.library.loops import simplify_loops
+from rewritekit.rules.library.loop_pass import simplify_loops
 from rewritekit.tensor.control import Cond, Scan, While
 from rewritekit.testing import check_rule
 

@@ -31,7 +31,7 @@ from rewritekit.rules.library import (
     stabilizing,
     structural,
 )
-from rewritekit.rules.library.loops import simplify_loops
+from rewritekit.rules.library.loop_pass import simplify_loops
 from rewritekit.rules.ruleset import RuleSet
 
 __all__ = [

@@ -11,8 +11,10 @@ from typing import Any
 import numpy as np
 
 import rewritekit.tensor as rt
-from rewritekit.ir import Constant, Var
+from rewritekit.ir import Constant, Op, Var, graph_inputs, replace
+from rewritekit.ir.inner import InnerGraph, Placeholder
 from rewritekit.rules.patterns import lvar
+from rewritekit.tensor.control import Scan
 
 __all__ = [
     "a",
@@ -121,3 +123,31 @@ def fitted(
 def first_occurrence(var: Var, inputs: Sequence[Var], index: int) -> bool:
     """``var`` does not occur in ``inputs`` before ``index``."""
     return all(other is not var for other in inputs[:index])
+
+
+def regraph(
+    sources: Sequence[Var], outputs: Sequence[Var], subst: dict[Var, Var] | None = None
+) -> InnerGraph:
+    """The inner graph of ``outputs`` over new placeholders standing for ``sources`` (old
+    placeholders or body values), in order; ``subst`` replaces other old placeholders by a
+    constant or by one of ``sources``."""
+    new = [Placeholder(i, v.type) for i, v in enumerate(sources)]
+    mapping: dict[Var, Var] = dict(zip(sources, new, strict=True))
+    for old, value in (subst or {}).items():
+        mapping[old] = mapping.get(value, value)
+    return InnerGraph(new, replace(list(outputs), mapping))
+
+
+def reads(outputs: Sequence[Var]) -> set[Var]:
+    """The graph inputs (placeholders, Vars) that ``outputs`` read."""
+    return set(graph_inputs(list(outputs)))
+
+
+def scan_steps(op: Op, outer: Sequence[Var], n: int, ns: int) -> int | None:
+    """A scan's number of steps where it is static: its ``length``, else a sequence's."""
+    if not isinstance(op, Scan):
+        return None
+    if op.length is not None:
+        return op.length
+    leads = [outer[p].type.shape[0] for p in range(n, n + ns)]
+    return next((d for d in leads if d is not None), None)
