@@ -102,9 +102,11 @@ def scan(
             carry, y = f(carry, x)
         return carry, stack(ys)
 
-    ``f`` is traced once into one ``Scan`` node; outer Vars it uses are read by the loop
-    (they are not re-evaluated per step). Random draws inside ``f`` work when the key is
-    threaded through the carry.
+    ``f`` is traced once into one ``Scan`` node; the input Vars it reads from outside
+    become inputs of the loop. An expression of them that the body reads (computed in
+    ``f`` or before) is traced into the body: ``rules="default"`` hoists it out of the
+    loop, so that it runs once; with ``rules=None`` it runs at every step. Random draws
+    inside ``f`` work when the key is threaded through the carry.
 
     Args:
         f: ``(carry, x) -> (carry, y)``; carries and ``y`` are Vars or pytrees of them
