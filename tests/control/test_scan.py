@@ -216,6 +216,13 @@ def test_a_carry_that_changes_dtype_names_its_path_and_both_types():
         rk.scan(lambda c, xi: ({"s": c["s"], "n": c["n"] * 0.5}, None), init, x)
 
 
+def test_errors_of_fori_loop_and_map_name_them():
+    with pytest.raises(GraphTypeError, match=r"^fori_loop: carry changes type from float32"):
+        rk.fori_loop(0, 3, lambda i, v: rt.cast(v, "float64"), np.float32(1.0))
+    with pytest.raises(ShapeError, match=r"^map: xs is a scalar"):
+        rk.map(lambda v: v, rt.scalar("s"))
+
+
 def test_a_carry_that_changes_static_shape_names_its_path_and_both_types():
     x, w = rt.vector("x"), rt.scalar("w")
     with pytest.raises(GraphTypeError, match=r"carry\[1\] .* from float64\[\] .* to float64\[2\]"):

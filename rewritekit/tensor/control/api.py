@@ -133,30 +133,43 @@ def scan(
         >>> x = rt.vector("x")
         >>> total, running = scan(lambda c, xi: (c + xi, c + xi), 0.0, x)
     """
+    return _scan("scan", f, init, xs, length, reverse, checkpoint)
+
+
+def _scan(
+    what: str,
+    f: Callable[[Any, Any], tuple[Any, Any]],
+    init: Any,
+    xs: Any,
+    length: int | None,
+    reverse: bool,
+    checkpoint: bool,
+) -> tuple[Any, Any]:
+    """``scan``, its errors named after ``what`` (``scan``, or the API built on it)."""
     if not callable(f):
-        raise GraphTypeError(f"scan: f must be a function (carry, x) -> (carry, y), got {f!r}")
-    carry, carry_def = _leaves_as_vars(init, "scan: init")
-    seqs, seq_def = _leaves_as_vars(xs, "scan: xs")
+        raise GraphTypeError(f"{what}: f must be a function (carry, x) -> (carry, y), got {f!r}")
+    carry, carry_def = _leaves_as_vars(init, f"{what}: init")
+    seqs, seq_def = _leaves_as_vars(xs, f"{what}: xs")
     if length is not None:
-        length = _static_length(length, "scan")
+        length = _static_length(length, what)
     if not seqs and length is None:
-        raise GraphTypeError("scan: give xs or length (the number of steps)")
+        raise GraphTypeError(f"{what}: give xs or length (the number of steps)")
     slices = []
     for path, seq in zip(leaf_paths(seq_def), seqs, strict=True):
         if seq.ndim == 0:
-            raise ShapeError(f"scan: xs{path} is a scalar; sequences need a leading axis")
+            raise ShapeError(f"{what}: xs{path} is a scalar; sequences need a leading axis")
         slices.append(seq.type.with_shape(seq.type.shape[1:]))
     _check_lengths(seqs, seq_def, length)
     fresh, result, result_def = _traced(
-        f, "scan", ([c.type for c in carry], carry_def), (slices, seq_def)
+        f, what, ([c.type for c in carry], carry_def), (slices, seq_def)
     )
     if result_def.kind not in ("tuple", "list") or len(result_def.children) != 2:
-        raise GraphTypeError(f"scan: f must return a pair (carry, y), got {_shown(result_def)}")
+        raise GraphTypeError(f"{what}: f must return a pair (carry, y), got {_shown(result_def)}")
     n_new = result_def.children[0].num_leaves
     new = _checked_carry(
-        "scan", fresh[: len(carry)], carry_def, result[:n_new], result_def.children[0]
+        what, fresh[: len(carry)], carry_def, result[:n_new], result_def.children[0]
     )
-    ys, y_def = _leaves_as_vars(unflatten(result_def.children[1], result[n_new:]), "scan: y")
+    ys, y_def = _leaves_as_vars(unflatten(result_def.children[1], result[n_new:]), f"{what}: y")
     graph, free = close_over(fresh, [*new, *ys])
     op = Scan(graph, len(carry), len(seqs), length, bool(reverse), bool(checkpoint))
     outs = apply_op(op, (*carry, *seqs, *free))
@@ -190,8 +203,14 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, Any], Any], init_
         steps = max(int(upper) - int(lower), 0)
         if steps == 0:
             return init_val
-        final, _ = scan(
-            lambda v, i: (body_fun(i, v), None), init_val, arange(int(lower), int(upper))
+        final, _ = _scan(
+            "fori_loop",
+            lambda v, i: (body_fun(i, v), None),
+            init_val,
+            arange(int(lower), int(upper)),
+            None,
+            False,
+            False,
         )
         return final
     lo, hi = as_var(lower, context="fori_loop: lower"), as_var(upper, context="fori_loop: upper")
@@ -217,7 +236,7 @@ def map(f: Callable[[Any], Any], xs: Any) -> Any:
     Example:
         >>> rows = map(lambda r: rt.sum(r ** 2), rt.matrix("m"))
     """
-    _, ys = scan(lambda c, x: (c, f(x)), None, xs)
+    _, ys = _scan("map", lambda c, x: (c, f(x)), None, xs, None, False, False)
     return ys
 
 
