@@ -2,7 +2,8 @@
 
 ``flatten(tree)`` gives the leaves in a fixed order (dict keys sorted, as JAX) and a
 ``TreeDef`` that ``unflatten`` fills back; ``paths(treedef)`` names each leaf as a user
-reads it (``['w1']``, ``[0]``), for error messages. Leaves are anything that is not a
+reads it (``['w1']``, ``[0]``, ``.mean``), for error messages. Named tuples are nodes
+too, by field, and come back as their own class. Leaves are anything that is not a
 tuple, list, dict or None: Vars, arrays, numbers.
 
 Example:
@@ -25,7 +26,8 @@ __all__ = ["TreeDef", "flatten", "leaf_paths", "unflatten"]
 
 class TreeDef(NamedTuple):
     """The structure of a pytree: ``kind`` is ``"leaf"``, ``"none"``, ``"tuple"``,
-    ``"list"`` or ``"dict"``; ``keys`` the dict's sorted keys; ``children`` the subtrees."""
+    ``"list"``, ``"dict"`` or ``"namedtuple"``; ``keys`` the dict's sorted keys (for a
+    named tuple, its class); ``children`` the subtrees."""
 
     kind: str
     keys: tuple[Any, ...] = ()
@@ -52,8 +54,11 @@ def flatten(tree: Any) -> tuple[list[Any], TreeDef]:
 def _flatten(tree: Any, leaves: list[Any]) -> TreeDef:
     if tree is None:
         return _NONE
-    if isinstance(tree, tuple) and not hasattr(tree, "_fields"):
-        return TreeDef("tuple", (), tuple(_flatten(t, leaves) for t in tree))
+    if isinstance(tree, tuple):
+        children = tuple(_flatten(t, leaves) for t in tree)
+        if hasattr(tree, "_fields"):
+            return TreeDef("namedtuple", (type(tree),), children)
+        return TreeDef("tuple", (), children)
     if isinstance(tree, list):
         return TreeDef("list", (), tuple(_flatten(t, leaves) for t in tree))
     if isinstance(tree, dict):
@@ -92,6 +97,8 @@ def _build(treedef: TreeDef, items: Iterator[Any]) -> Any:
     children = [_build(child, items) for child in treedef.children]
     if kind == "tuple":
         return tuple(children)
+    if kind == "namedtuple":
+        return treedef.keys[0](*children)
     if kind == "list":
         return children
     return dict(zip(treedef.keys, children, strict=True))
@@ -110,6 +117,9 @@ def _paths(treedef: TreeDef, prefix: str, paths: list[str]) -> None:
     elif treedef.kind == "dict":
         for key, child in zip(treedef.keys, treedef.children, strict=True):
             _paths(child, f"{prefix}[{key!r}]", paths)
+    elif treedef.kind == "namedtuple":
+        for field, child in zip(treedef.keys[0]._fields, treedef.children, strict=True):
+            _paths(child, f"{prefix}.{field}", paths)
     else:
         for i, child in enumerate(treedef.children):
             _paths(child, f"{prefix}[{i}]", paths)

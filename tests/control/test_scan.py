@@ -4,6 +4,7 @@ loop as one node of the IR (hash-consing, printing, pickling, traversal, ``repla
 compiled function under ``jax.jit`` and ``jax.vmap``, and random draws inside a body."""
 
 import pickle
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -187,6 +188,28 @@ def test_fori_loop_with_symbolic_bounds_is_a_while_loop():
     n = rk.fori_loop(0, hi, lambda i, v: v + 1, np.int32(0))
     assert isinstance(n.owner.op, While) and n.dtype == "int32"
     assert both([hi], n, 7) == 7
+
+
+class Moments(NamedTuple):
+    mean: Any
+    total: Any
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_named_tuples_are_pytree_nodes(backend):
+    x = rt.vector("x")
+
+    def step(m, xi):
+        return Moments(m.mean + xi / 4.0, m.total + xi), m.total
+
+    final, totals = rk.scan(step, Moments(0.0, 0.0), x)
+    assert isinstance(final, Moments)
+    f = rk.function([x], [final.mean, final.total, totals], backend=backend)
+    mean, total, running = f(np.array([1.0, 2.0, 3.0, 2.0]))
+    assert float(mean) == 2.0 and float(total) == 8.0
+    np.testing.assert_array_equal(np.asarray(running), [0.0, 1.0, 3.0, 6.0])
+    with pytest.raises(GraphTypeError, match=r"carry\.total changes type from float64\[\]"):
+        rk.scan(lambda m, xi: (Moments(m.mean, rt.stack([xi, xi])), None), Moments(0.0, 0.0), x)
 
 
 def test_map_over_rows_with_pytrees():
