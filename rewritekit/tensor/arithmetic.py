@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rewritekit.ir import TensorType, Var, as_var, result_dtype
+import numpy as np
+
+from rewritekit.ir import Constant, TensorType, Var, as_var, result_dtype
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.logic import equal
 from rewritekit.tensor.transcendental import log
@@ -281,6 +283,8 @@ def _power_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
     # (0^y is constant for y > 0). The inner wheres keep the discarded branches finite
     # (not 0 * inf), so second derivatives have no NaN from them.
     x_zero = equal(x, 0)
+    if isinstance(y, Constant) and np.all(np.asarray(y.data) != 0):  # x ** 2: no origin
+        return g * y * x ** (y - 1), where(x_zero, 0, g * log(where(x_zero, 1, x)) * out)
     origin = x_zero & equal(y, 0)
     safe_y = where(origin, 1, y)
     gx = where(origin, 0, g * safe_y * x ** (safe_y - 1))

@@ -15,6 +15,7 @@ from rewritekit.ir import Constant, Op, Var, graph_inputs, replace
 from rewritekit.ir.inner import InnerGraph, Placeholder
 from rewritekit.rules.patterns import lvar
 from rewritekit.tensor.control import Scan
+from rewritekit.tensor.creation import Alloc
 
 __all__ = [
     "a",
@@ -39,6 +40,15 @@ x, y, z = lvar("x"), lvar("y"), lvar("z")
 def constant_value(var: Any) -> np.ndarray | None:
     """The value of a Constant (a NumPy array), or None for anything else."""
     return np.asarray(var.data) if isinstance(var, Constant) else None
+
+
+def fill_value(var: Any) -> np.ndarray | None:
+    """The value of a Constant, or of a constant's fill (``full(shape, c)``, ``zeros_like``),
+    or None for anything else."""
+    owner = getattr(var, "owner", None)
+    if owner is not None and isinstance(owner.op, Alloc):
+        return constant_value(owner.inputs[0])
+    return constant_value(var)
 
 
 def scalar_like(var: Var) -> bool:

@@ -27,7 +27,14 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.ir import Var
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.rules.library._support import c, constant_value, fitted, operands, x, y
+from rewritekit.rules.library._support import (
+    c,
+    fill_value,
+    fitted,
+    operands,
+    x,
+    y,
+)
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -149,7 +156,7 @@ _negations: list[Rule] = [
 
 
 def _condition(b: Bindings, test: Callable[[np.ndarray], bool]) -> bool:
-    value = constant_value(b.c)
+    value = fill_value(b.c)  # a constant, or an array of one (a derivative's guard)
     return value is not None and bool(test(value.astype(bool)))
 
 
@@ -241,6 +248,21 @@ _self_ops: list[Rule] = [
         rt.logical_or(x, False),
         lambda b: rt.cast(b.x, "bool"),
         name="logical_or_false",
+        when=lambda b: b.x.type.shape == b.term.type.shape,
+        tags=SHAPE_UNSAFE,
+    ),
+    # the guards of derivatives at a constant: `(x == 0) & (2 == 0)` in d/dx x ** 2
+    rule(
+        rt.logical_and(x, False),
+        lambda b: rt.zeros_like(b.x, dtype="bool"),
+        name="logical_and_false",
+        when=lambda b: b.x.type.shape == b.term.type.shape,
+        tags=SHAPE_UNSAFE,
+    ),
+    rule(
+        rt.logical_or(x, True),
+        lambda b: rt.ones_like(b.x, dtype="bool"),
+        name="logical_or_true",
         when=lambda b: b.x.type.shape == b.term.type.shape,
         tags=SHAPE_UNSAFE,
     ),

@@ -16,6 +16,7 @@ import rewritekit as rk
 import rewritekit.tensor as rt
 from rewritekit.rules.library.canonical import rules
 from rewritekit.tensor.elemwise import Cast
+from rewritekit.tensor.logic import LogicalAnd, LogicalOr
 from rewritekit.testing import check_rule
 
 x = rt.vector("x")
@@ -76,6 +77,8 @@ def test_the_set_is_named_tagged_and_its_names_are_unique():
         "where_same_branches",
         "logical_and_true",
         "logical_or_false",
+        "logical_and_false",
+        "logical_or_true",
     }
 
 
@@ -408,4 +411,22 @@ def test_a_true_operand_of_logical_and_is_dropped_unless_it_broadcasts():
     assert rk.rewrite(rt.logical_and(x > 0, True), rules) is (x > 0)
     assert rk.rewrite(rt.logical_or(False, flag), rules) is flag
     widened = rt.logical_and(rt.scalar("s") > 0, np.ones(3, dtype=bool))
+    assert rk.rewrite(widened, rules) is widened
+
+
+def test_a_false_operand_of_logical_and_makes_it_false():
+    x, flag = rt.vector("x"), rt.vector("flag", dtype="bool")
+    cases = (
+        (rt.logical_and(x > 0, False), x, np.ones(4)),
+        (rt.logical_or(True, flag), flag, [0] * 4),
+    )
+    for graph, source, value in cases:
+        rewritten = rk.rewrite(graph, rules)
+        assert not any(isinstance(n.op, (LogicalAnd, LogicalOr)) for n in rk.toposort(rewritten))
+        expected = rk.function([source], graph, backend="numpy")(np.asarray(value, source.dtype))
+        got = rk.function([source], rewritten, backend="numpy")(np.asarray(value, source.dtype))
+        np.testing.assert_array_equal(got, expected)
+    s = rt.scalar("s")  # the guard of d/dx x ** 2 at a constant exponent
+    assert rk.rewrite(rt.where((s == 0) & False, 1.0, s), rules) is s
+    widened = rt.logical_and(rt.scalar("s") > 0, np.zeros(3, dtype=bool))
     assert rk.rewrite(widened, rules) is widened
