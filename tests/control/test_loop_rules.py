@@ -15,6 +15,7 @@ from rewritekit.rules import RuleSet
 from rewritekit.rules.library import loops
 from rewritekit.rules.library.loop_pass import simplify_loops
 from rewritekit.tensor.control import Cond, Scan, While
+from rewritekit.tensor.transcendental import Tanh
 from rewritekit.testing import check_rule
 
 RTOL, ATOL = 1e-9, 1e-12
@@ -140,6 +141,11 @@ def test_tidy_turns_a_repeated_sequence_into_a_closed_over_value():
     (node,) = loop_nodes(new)
     assert node.op.n_seq == 1 and k in node.inputs
     agree([x, k], [final, ys], new, XS, 0.8)
+    v = rt.vector("v", shape=(4,))  # a constant of equal slices, as folding leaves ones_like
+    folded = rk.scan(lambda c, pair: (c * pair[1] + pair[0], c), 0.0, (v, np.full(4, 3.0)))
+    (node,) = loop_nodes(alone(TIDY, list(folded)))
+    assert node.op.n_seq == 1
+    agree([v], list(folded), alone(TIDY, list(folded)), XS[:4])
 
 
 def test_tidy_drops_the_unread_operands_of_a_cond():
@@ -281,6 +287,21 @@ def test_the_gradient_runs_one_forward_scan():
         assert len(forward) == 1 and len(loop_nodes(f.graph)) == 2
         np.testing.assert_allclose(f(XS, 0.7), plain(XS, 0.7), rtol=RTOL, atol=ATOL)
     assert "loops.merge_scans" in rk.function([x, a], [cost, grad], backend="numpy").trace.fired()
+
+
+def test_the_reverse_step_reads_stored_forward_values():
+    """The forward loop stacks what the reverse step reads (tanh's output, the derivative
+    factors of it), as JAX's linearization stores residuals: no tanh runs backwards."""
+    x, a = rt.vector("x"), rt.scalar("a")
+    final, ys = rk.scan(lambda c, xi: (rt.tanh(c * a + xi), c * xi), 0.5, x)
+    grad = rk.grad(final + rt.sum(ys), a)
+    f = rk.function([x, a], grad, backend="numpy")
+    (back,) = [n for n in loop_nodes(f.graph) if n.op.reverse]
+    (forward,) = [n for n in loop_nodes(f.graph) if not n.op.reverse]
+    assert any(isinstance(n.op, Tanh) for n in rk.toposort(list(forward.op.body.outputs)))
+    assert not any(isinstance(n.op, Tanh) for n in rk.toposort(list(back.op.body.outputs)))
+    plain = rk.function([x, a], grad, backend="numpy", rules=None)
+    np.testing.assert_allclose(f(XS, 0.7), plain(XS, 0.7), rtol=RTOL, atol=ATOL)
 
 
 def test_the_pass_drops_unused_outputs_and_carries_to_a_fixpoint():

@@ -223,7 +223,12 @@ def _tidy(
 
 def _repeated(seq: Var) -> Var | None:
     """The value every slice of ``seq`` holds, where ``seq`` broadcasts it along its first
-    axis (``broadcast_to(1.0, shape(ys))``, the cotangent of ``sum(ys)``), else None."""
+    axis (``broadcast_to(1.0, shape(ys))``, the cotangent of ``sum(ys)``, or a constant
+    array of equal slices, as folding leaves it), else None."""
+    if isinstance(seq, Constant):
+        data = np.asarray(seq.data)
+        equal = data.shape[0] > 0 and bool(np.all(data == data[:1]))
+        return rt.constant(data[0]) if equal else None
     node = seq.owner
     if node is None or not isinstance(node.op, BroadcastTo):
         return None

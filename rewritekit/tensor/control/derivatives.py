@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rewritekit.errors import GraphTypeError
-from rewritekit.ir import Grads, TensorType, Var, Vars, apply_op, toposort
+from rewritekit.ir import Constant, Grads, TensorType, Var, Vars, apply_op, replace, toposort
 from rewritekit.ir.inner import InnerGraph, close_over
 from rewritekit.tensor.arithmetic import add, cast, ceil, maximum
 from rewritekit.tensor.creation import zeros_like
@@ -82,9 +82,16 @@ def _inexact(var: Var | TensorType) -> bool:
 def scan_vjp(
     op: Scan, inputs: Vars, cotangents: Sequence[Var | None], history: list[Var] | None = None
 ) -> Grads:
-    """A reverse scan over the stored carries: at each step, the body's vjp at that step's
-    carry and slice, carrying the carries' cotangents and summing the closed-over values'.
-    ``history``: the carries each step starts from, stacked, when the caller has them."""
+    """A reverse scan: at each step, the body's vjp at that step, carrying the carries'
+    cotangents and summing the closed-over values'.
+
+    The forward values the vjp reads (the residuals: the body's values at that step, and
+    the derivative factors computed from them alone, as JAX's linearization stores) are
+    stacked by the forward scan as extra ``y`` outputs (``Scan.stored``; ``merge_scans``
+    makes it the forward loop itself), so the reverse step recomputes none of them.
+    ``history``: the carries each step starts from, stacked, when the caller has them (a
+    checkpointed loop): the reverse step then recomputes the forward step from them.
+    """
     nc, ns = op.n_carry, op.n_seq
     init, seqs, consts = inputs[:nc], inputs[nc : nc + ns], inputs[nc + ns :]
     body = op.body
@@ -93,8 +100,6 @@ def scan_vjp(
     dk = [j for j, k in enumerate(consts) if _inexact(k)]
     dx = [i for i in range(ns) if _inexact(seqs[i])]
     dy = [m for m in range(n_y) if _inexact(body.outputs[nc + m])]
-    if history is None:
-        history = op.history(inputs) if nc else []
     # the reverse step, traced over fresh Vars: carries (g_c, acc_k), slices (c, x, ct_y), consts
     g_c = [Var(init[i].type.with_shape(body.inputs[i].type.shape)) for i in dc]
     acc = [Var(body.inputs[nc + ns + j].type) for j in dk]
@@ -110,14 +115,18 @@ def scan_vjp(
     new_g = [zeros_like(c_t[i]) if g is None else g for i, g in zip(dc, grads[:n1], strict=True)]
     new_acc = [a if g is None else add(a, g) for a, g in zip(acc, grads[n2:], strict=True)]
     g_x = [zeros_like(x_t[i]) if g is None else g for i, g in zip(dx, grads[n1:n2], strict=True)]
-    args = [*g_c, *acc, *c_t, *x_t, *ct_y, *k_t]
-    graph, free = close_over(args, [*new_g, *new_acc, *g_x])
-    back = type(op)(graph, len(dc) + len(dk), nc + ns + len(dy), op.length, not op.reverse)
+    step = [*new_g, *new_acc, *g_x]
+    if history is not None or op.checkpoint:
+        stored_t, stored = [*c_t, *x_t], [*(history or op.history(inputs)), *seqs]
+    else:
+        stored_t, stored, step = _residuals(op, inputs, [*c_t, *x_t], k_t, step)
+    args = [*g_c, *acc, *stored_t, *ct_y, *k_t]
+    graph, free = close_over(args, step)
+    back = type(op)(graph, len(dc) + len(dk), len(stored_t) + len(dy), op.length, not op.reverse)
     outer = [
         *(cotangents[i] for i in dc),
         *(zeros_like(consts[j]) for j in dk),
-        *history,
-        *seqs,
+        *stored,
         *(cotangents[nc + m] for m in dy),
         *consts,
         *free,
@@ -131,6 +140,71 @@ def scan_vjp(
     for r, i in enumerate(dx):
         result[nc + i] = results[len(dc) + len(dk) + r]
     return result
+
+
+def _residuals(
+    op: Scan, inputs: Vars, moving: list[Var], fixed: list[Var], step: list[Var]
+) -> tuple[list[Var], list[Var], list[Var]]:
+    """The reverse ``step`` (over the step's carries and slices ``moving``, the closed-over
+    ``fixed`` and the cotangents) reading its forward values from stacked sequences.
+
+    A forward value reads ``moving`` and nothing that carries a cotangent; the residuals
+    are those that the rest of ``step`` reads. Each becomes a fresh Var, a slice of its
+    stacked values: a sequence of the loop as it is, or a ``y`` of ``Scan.stored``.
+
+    Returns:
+        ``(slices, stacked, step)``: the fresh Vars, the outer sequences they are slices
+        of, and ``step`` over them (it reads no ``moving`` Var).
+    """
+    forward, fixed_set = set(moving), set(fixed)
+    residuals: dict[Var, None] = {}
+    for node in toposort(step):
+        kinds = [_kind(i, forward, fixed_set) for i in node.inputs]
+        if "back" in kinds:
+            read = (i for i, k in zip(node.inputs, kinds, strict=True) if k == "forward")
+            residuals.update((i, None) for i in read)
+        elif "forward" in kinds:
+            forward.update(node.outputs)
+        else:
+            fixed_set.update(node.outputs)
+    residuals.update((v, None) for v in step if v in forward)
+    residuals = _recomputing_integers(list(residuals), set(moving), forward)
+    body, nc, ns = op.body, op.n_carry, op.n_seq
+    seqs = dict(zip(moving[nc:], inputs[nc : nc + ns], strict=True))
+    kept = [r for r in residuals if r not in seqs]
+    placeholders = dict(zip([*moving, *fixed], body.inputs, strict=True))
+    stacked = dict(zip(kept, op.stored(inputs, replace(kept, placeholders)), strict=True))
+    stacked.update((r, seqs[r]) for r in residuals if r in seqs)
+    slices = {r: Var(r.type) for r in residuals}
+    return list(slices.values()), [stacked[r] for r in slices], replace(step, slices)
+
+
+def _recomputing_integers(
+    residuals: list[Var], moving: set[Var], forward: set[Var]
+) -> dict[Var, None]:
+    """``residuals`` with each integer value computed in the step (a shape, an index) left
+    to the reverse step, which then needs its forward inputs instead: a backend may need
+    it as a static value (JAX's shapes), which a stacked sequence is not."""
+    kept: dict[Var, None] = {}
+    todo = list(residuals)
+    while todo:
+        r = todo.pop(0)
+        if r.type.kind in "iu" and r not in moving and r.owner is not None:
+            todo.extend(i for i in r.owner.inputs if i in forward)
+        else:
+            kept[r] = None
+    return kept
+
+
+def _kind(var: Var, forward: set[Var], fixed: set[Var]) -> str:
+    """``forward`` (reads the step's carries or slices only), ``fixed`` (a closed-over value
+    or constant: the same at every step) or ``back`` (reads a cotangent), for a Var whose
+    node ``_residuals`` has classified already."""
+    if var in forward:
+        return "forward"
+    if var in fixed or isinstance(var, Constant):
+        return "fixed"
+    return "back"
 
 
 def checkpointed_vjp(op: Scan, inputs: Vars, cotangents: Sequence[Var | None]) -> Grads:

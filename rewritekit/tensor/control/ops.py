@@ -144,13 +144,22 @@ class Scan(_Control):
 
     def history(self, inputs: Vars) -> list[Var]:
         """The carry each step starts from, stacked (length, *carry): what a reverse sweep
-        reads. The scan that answers them is this one with the carries added to its ``ys``,
-        so its other outputs are this node's (``merge_scans`` keeps one of the two)."""
-        nc = self.n_carry
+        of a checkpointed loop reads."""
+        return self.stored(inputs, self.body.inputs[: self.n_carry])
+
+    def stored(self, inputs: Vars, values: Sequence[Var]) -> list[Var]:
+        """``values`` (Vars of the body, over its placeholders) at every step, stacked
+        (length, *value). The scan that answers them is this one with ``values`` added to
+        its ``ys``, so its other outputs are this node's (``merge_scans`` keeps one of the
+        two)."""
+        if not values:
+            return []
         body = self.body
-        wider = body.with_outputs([*body.outputs, *body.inputs[:nc]])
-        outs = apply_op(Scan(wider, nc, self.n_seq, self.length, self.reverse), tuple(inputs))
-        return list(outs[len(outs) - nc :])
+        wider = body.with_outputs([*body.outputs, *values])
+        outs = apply_op(
+            Scan(wider, self.n_carry, self.n_seq, self.length, self.reverse), tuple(inputs)
+        )
+        return list(outs[len(outs) - len(values) :])
 
     def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         if self.checkpoint:
