@@ -4,8 +4,9 @@ It shows the persistent graph IR (hash-consing, sharing, ``replace``, ``dprint``
 compiles one graph with both backends, the NumPy reference and JAX (``jax.jit``/XLA), and
 differentiates it symbolically, rewrites a graph with declarative rules (with the trace of
 what fired), lets the standard rule library make a naively written loss exact where
-plain JAX overflows, and builds a probabilistic model (eight schools) with explicit random
-keys, its log-density and gradient.
+plain JAX overflows, builds a probabilistic model (eight schools) with explicit random
+keys, its log-density and gradient, and runs a GARCH(1,1) log-likelihood as one ``scan``
+node whatever the length of the series.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def main() -> None:
     standard_library()
     print()
     probabilistic_model()
+    print()
+    time_series_loop()
 
 
 def compile_and_run() -> None:
@@ -192,6 +195,47 @@ def probabilistic_model() -> None:
     lp = rl.joint_logprob({coin: 0})
     flip = rk.function([logit], [lp, rk.grad(lp, logit)])
     print(f"  Bernoulli(logit=800) at 0: logp, d/dlogit = {[float(v) for v in flip(800.0)]}")
+
+
+def time_series_loop() -> None:
+    """GARCH(1,1): a recurrence as one scan node; its gradient is a reverse scan."""
+    import time
+
+    y = rt.vector("y")
+    mu, a0, a1, b1 = (rt.scalar(n) for n in ("mu", "a0", "a1", "b1"))
+
+    def step(s: rk.Var, pair: tuple[rk.Var, rk.Var]) -> tuple[rk.Var, rk.Var]:
+        y_prev, y_now = pair
+        s = rt.sqrt(a0 + a1 * (y_prev - mu) ** 2 + b1 * s**2)
+        return s, -0.5 * ((y_now - mu) / s) ** 2 - rt.log(s) - 0.5 * np.log(2 * np.pi)
+
+    _, terms = rk.scan(step, rt.std(y), (y[:-1], y[1:]))
+    loglik = rt.sum(terms)
+    start = time.perf_counter()
+    f = rk.function([y, mu, a0, a1, b1], [loglik, *rk.grad(loglik, [mu, a0, a1, b1])])
+    built = time.perf_counter() - start
+    series = np.random.default_rng(0).normal(0.0, 0.3, size=10_000)
+    value, *grads = f(series, 0.0, 0.01, 0.1, 0.8)
+    s, reference = series.std(), 0.0
+    for y_prev, y_now in zip(series[:-1].tolist(), series[1:].tolist(), strict=True):
+        s = np.sqrt(0.01 + 0.1 * (y_prev - 0.0) ** 2 + 0.8 * s * s)
+        reference += -0.5 * (y_now / s) ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi)
+    loops = [n for n in rk.toposort(f.graph) if type(n.op).__name__ == "Scan"]
+    print("GARCH(1,1) log-likelihood with rk.scan over 10,000 returns, and its gradient:")
+    print(
+        f"  {len(rk.toposort(f.graph))} nodes after rewriting, {len(loops)} of them loops "
+        f"(forward and reverse); rk.function took {built * 1e3:.0f} ms"
+    )
+    print(f"  loglik = {float(value):.6f}; a plain Python loop gives {reference:.6f}")
+    print(f"  d/d(mu, a0, a1, b1) = {np.round(np.asarray(grads, dtype=float), 3)}")
+    import jax
+
+    with jax.enable_x64(True):  # f.jax_fn is a pure JAX function: jax.grad composes with it
+        theirs = jax.grad(lambda *a: f.jax_fn(*a)[0], argnums=(1, 2, 3, 4))(
+            series, 0.0, 0.01, 0.1, 0.8
+        )
+    agree = np.allclose(np.asarray(grads, dtype=float), np.asarray(theirs), rtol=1e-10)
+    print(f"  agrees with jax.grad of the compiled function's jax_fn to 1e-10: {agree}")
 
 
 if __name__ == "__main__":
