@@ -38,9 +38,16 @@ fv, fs = lvar("fv"), lvar("fs")  # a fill's value and shape vector
 
 
 def _constant_fill(b: Bindings) -> bool:
-    """The fill value is a real constant, so the fill is that number in every element."""
+    """The fill value is a real constant (a number, or an array of one number, as a
+    broadcast gradient seed ``broadcast_to([1.], shape(x))`` holds), so the fill is that
+    number in every element."""
     value = constant_value(b.fv)
-    return value is not None and value.dtype.kind in "biuf"
+    return (
+        value is not None
+        and value.dtype.kind in "biuf"
+        and value.size > 0
+        and bool(np.all(value == value.flat[0]))
+    )
 
 
 def _run_time_lengths(var: Var) -> list[Any]:
@@ -77,7 +84,7 @@ def _unfilled(op: Callable[[Var, Var], Var], fill_first: bool) -> Callable[[Bind
 
     def build(b: Bindings) -> Var:
         dtype = b.term.dtype
-        value = rt.constant(np.asarray(constant_value(b.fv), dtype=dtype))
+        value = rt.constant(np.asarray(constant_value(b.fv).flat[0], dtype=dtype))
         other = rt.cast(b.x, dtype)
         new = op(value, other) if fill_first else op(other, value)
         first, second = operands(b)
@@ -91,22 +98,31 @@ def _unfilled(op: Callable[[Var, Var], Var], fill_first: bool) -> Callable[[Bind
 
 
 def _fill_rules(name: str, op: Callable[[Var, Var], Var], commutative: bool) -> list[Rule]:
-    filled = rt.full(fs, fv)
     orders = [True] if commutative else [True, False]
+    fills = {"fill": (rt.full(fs, fv), rt.ones_like), "broadcast": (_BROADCAST, _broadcast_one)}
     return [
         rule(
             op(filled, x) if first else op(x, filled),
             _unfilled(op, first),
-            name=f"{name}_fill_{'first' if first else 'second'}",
+            name=f"{name}_{kind}_{'first' if first else 'second'}",
             when=_constant_fill,
-            example=lambda first=first: (
-                op(rt.ones_like(rt.vector("x")), rt.vector("x"))
+            example=lambda first=first, like=like: (
+                op(like(rt.vector("x")), rt.vector("x"))
                 if first
-                else op(rt.vector("x"), rt.ones_like(rt.vector("x")))
+                else op(rt.vector("x"), like(rt.vector("x")))
             ),
         )
+        for kind, (filled, like) in fills.items()
         for first in orders
     ]
+
+
+_BROADCAST = broadcast_to_node(fv, fs, shape=lvar("fst"))
+
+
+def _broadcast_one(v: Var) -> Var:
+    """``broadcast_to([1.], shape(v))``: the seed of a gradient of ``sum``."""
+    return rt.broadcast_to(np.ones(1), rt.shape(v))
 
 
 # Constants written as arrays (ones_like(x), zeros(shape), full(shape, c)) become the

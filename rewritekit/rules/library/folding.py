@@ -35,6 +35,7 @@ from rewritekit.ir import Constant, Var, constant
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.rules.library._support import a
 from rewritekit.rules.library.shape_inference import (
+    entry_of,
     infer_shape,
     inferred_shape,
     int64_scalar,
@@ -45,6 +46,7 @@ from rewritekit.rules.library.shape_inference import (
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, rule
 from rewritekit.rules.ruleset import RuleSet
+from rewritekit.tensor.gradient import SumTo
 from rewritekit.tensor.shapes import (
     MakeVector,
     Shape,
@@ -247,6 +249,52 @@ shape_entry = rule(
 )
 
 
+@pattern_function(SumTo, inputs=("g", "vector"))
+def sum_to_node(g: Any, vector: Var, shape: Any) -> Var:
+    """``SumTo(shape)(g, vector)`` (a pattern head)."""
+    return SumTo(shape)(g, vector)
+
+
+_st, _sv = lvar("st"), lvar("sv")
+
+
+def _sums_nothing(b: Bindings) -> bool:
+    """``g`` has the target shape already, entry by entry, as inferred from its inputs
+    (``shape(x)`` for a ``g`` computed elementwise from ``x``): the sum is the identity."""
+    g, vector = b.a, b.sv
+    if g.type != b.term.type:
+        return False
+    entries = resolved_shape(g) if g.owner is not None else None
+    for axis, static in enumerate(g.type.shape):
+        entry = entries[axis] if entries is not None else None
+        if entry is None:
+            entry = rt.shape_i(g, axis) if static is None else constant(np.int64(static))
+        if not _same_length(entry, entry_of(vector, axis)):
+            return False
+    return True
+
+
+def _same_length(u: Var, v: Var) -> bool:
+    if u is v:
+        return True
+    return isinstance(u, Constant) and isinstance(v, Constant) and int(u.data) == int(v.data)
+
+
+def _example_sum_to() -> Var:
+    v = rt.vector("v")
+    return sum_to_node(rt.exp(v) * 2.0, rt.shape(v), (None,))
+
+
+drop_sum_to_own_shape = rule(
+    sum_to_node(a, _sv, _st),
+    a,
+    name="drop_sum_to_own_shape",
+    when=_sums_nothing,
+    tags={"shape_unsafe"},
+    example=_example_sum_to,
+)
+
+
 def _example_make_vector() -> Var:
     x = rt.matrix("x")
     return _MAKE_VECTOR(rt.shape_i(x, 0), rt.shape_i(x, 1))
@@ -262,6 +310,7 @@ rules = RuleSet(
         shape_from_inputs,
         shape_i_from_inputs,
         shape_of_partly_static,
+        drop_sum_to_own_shape,
     ],
     name="fold",
     tags={"fold"},

@@ -124,7 +124,7 @@ def _equals(var: Var, value: int) -> bool:
     return isinstance(var, Constant) and var.data.item() == value
 
 
-def _entry_of(vector: Var, i: int) -> Var:
+def entry_of(vector: Var, i: int) -> Var:
     """Entry ``i`` of an integer vector, read off a constant, MakeVector or Shape."""
     owner = vector.owner
     if isinstance(vector, Constant):
@@ -231,7 +231,7 @@ def _squeeze_shape(op: Squeeze, node: Apply, index: int, shapes: Shapes) -> list
 def _target_shape(
     op: BroadcastTo | Alloc | SumTo, node: Apply, index: int, shapes: Shapes
 ) -> list[Entry]:
-    return [_entry_of(node.inputs[1], i) for i in range(len(op.shape))]
+    return [entry_of(node.inputs[1], i) for i in range(len(op.shape))]
 
 
 @infer_shape.register(Reshape)
@@ -240,7 +240,7 @@ def _reshape_shape(op: Reshape, node: Apply, index: int, shapes: Shapes) -> list
     # divided by the others' product (at most one entry is -1, so the others are >= 0)
     vector, size = node.inputs[1], _product(shapes[0])
     target: list[Length] = [
-        d if d is not None and d >= 0 else _entry_of(vector, i) for i, d in enumerate(op.shape)
+        d if d is not None and d >= 0 else entry_of(vector, i) for i, d in enumerate(op.shape)
     ]
     out: list[Entry] = []
     for i, d in enumerate(op.shape):

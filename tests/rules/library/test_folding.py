@@ -46,7 +46,19 @@ def test_every_rule_fires_on_its_example_and_is_sound(rule, seed):
 def test_the_rules_have_their_phase_and_unsafe_tags():
     assert all("fold" in r.tags for r in RULES)
     unsafe = {r.name for r in RULES if "shape_unsafe" in r.tags}
-    assert unsafe == {"shape_from_inputs", "shape_i_from_inputs"}
+    assert unsafe == {"shape_from_inputs", "shape_i_from_inputs", "drop_sum_to_own_shape"}
+
+
+def test_a_sum_to_of_a_value_of_the_target_shape_is_dropped():
+    v, m, b = rt.vector("v"), rt.matrix("m"), rt.vector("b")
+    grad = rk.grad(rt.sum(v * v), v)
+    rewritten = rk.rewrite(grad, "default")
+    assert not any(type(n.op).__name__ == "SumTo" for n in rk.toposort(rewritten))
+    assert rewritten is rk.rewrite(2.0 * v, "default")
+    np.testing.assert_allclose(run([v], rewritten, np.array([1.0, -2.0])), [2.0, -4.0])
+    kept = rk.rewrite(rk.grad(rt.sum(m * b), b), "default")  # b may be broadcast: a sum
+    assert any(type(n.op).__name__ == "SumTo" for n in rk.toposort(kept))
+    np.testing.assert_allclose(run([m, b], kept, np.ones((3, 1)), np.ones(1)), [3.0])
 
 
 # --- constant folding -------------------------------------------------------------------
