@@ -22,12 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 import rewritekit.tensor as rt
 from rewritekit.ir import Constant, Var
 from rewritekit.ir.patterns import pattern_function
-from rewritekit.rules.library._support import fill_value, x, y
+from rewritekit.rules.library._support import x, y
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -43,7 +41,7 @@ from rewritekit.tensor.shapes import (
     Transpose,
     static_shape_of,
 )
-from rewritekit.tensor.subtensor import IncSubtensor, Subtensor
+from rewritekit.tensor.subtensor import Subtensor
 
 __all__ = [
     "broadcast_to_node",
@@ -425,42 +423,7 @@ def _merge_subtensors(b: Bindings) -> Var | None:
     return rt.getitem(b.x, index)
 
 
-def _scattered_into_zeros(var: Var) -> bool:
-    """``var`` is ``inc_subtensor`` of an array of zeros: a gradient of indexing, the
-    cotangent added at the indexed places (a repeated index adds every time, so adding
-    into ``x`` instead of into zeros is exact)."""
-    node = var.owner
-    if node is None or not isinstance(node.op, IncSubtensor):
-        return False
-    value = fill_value(node.inputs[0])
-    return value is not None and not np.any(value)
-
-
-def _add_into_scatter(b: Bindings) -> Var | None:
-    """x + inc_subtensor(zeros, v, idx) -> inc_subtensor(x, v, idx): the sum of the
-    gradients of ``w[0]``, ``w[1]``, ... becomes one array updated in place, not a sum of
-    whole arrays (x of the node's type: no broadcasting)."""
-    for mine, other in ((b.x, b.y), (b.y, b.x)):
-        if _scattered_into_zeros(other) and mine.type == b.term.type == other.type:
-            node = other.owner
-            parts = node.inputs[2:]
-            return IncSubtensor(node.op.index)(mine, node.inputs[1], *parts)
-    return None
-
-
-def _add_into_scatter_example() -> Var:
-    w = rt.vector("w", shape=(3,))
-    g = rt.scalar("g")
-    return w * 2.0 + rt.inc_subtensor(rt.zeros(3)[1], g)
-
-
 index_rules = [
-    rule(
-        rt.add(x, y),
-        _add_into_scatter,
-        name="add_into_scatter_of_zeros",
-        example=_add_into_scatter_example,
-    ),
     rule(
         subtensor_node(x, index=ix),
         x,

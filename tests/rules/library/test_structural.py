@@ -501,30 +501,3 @@ def test_rewritten_random_graphs_keep_their_value(case):
     assert rewritten.type.is_compatible(graph.type)
     before, after = values([x], [graph, rewritten], [array])
     np.testing.assert_allclose(after, before, rtol=1e-9, atol=1e-12, equal_nan=True)
-
-
-# --- gradients of indexing ------------------------------------------------------------------
-
-
-def test_a_sum_of_scatters_into_zeros_becomes_updates_of_one_array():
-    w = rt.vector("w", shape=(5,))
-    terms = [rt.exp(w[i]) * i for i in range(5)] + [rt.exp(w[1])]  # w[1] read twice
-    grad = rk.grad(sum(terms[1:], terms[0]), w)
-    rewritten = rk.rewrite(grad, "default")
-    ops = [type(n.op).__name__ for n in toposort(rewritten)]
-    assert "IncSubtensor" in ops and all(
-        not (type(n.op).__name__ == "Add" and n.outputs[0].ndim == 1) for n in toposort(rewritten)
-    )
-    point = np.linspace(-1.0, 1.0, 5)
-    expected = np.exp(point) * np.array([0.0, 2.0, 2.0, 3.0, 4.0])
-    f = rk.function([w], [grad, rewritten], backend="numpy", rules=None)
-    np.testing.assert_allclose(f(point)[0], expected, rtol=1e-13)
-    np.testing.assert_allclose(f(point)[1], expected, rtol=1e-13)
-
-
-def test_a_set_or_a_broadcasting_add_is_not_turned_into_an_update():
-    w, v = rt.vector("w", shape=(3,)), rt.matrix("v", shape=(2, 3))
-    scatter = rt.inc_subtensor(rt.zeros(3)[1], rt.scalar("g"))
-    assert "add_into_scatter_of_zeros" not in fired(v + scatter)  # v is not the result's type
-    overwritten = rt.set_subtensor(rt.zeros(3)[1], rt.scalar("g"))
-    assert "add_into_scatter_of_zeros" not in fired(w + overwritten)
