@@ -11,6 +11,7 @@ Example:
 from rewritekit import rules, tensor
 from rewritekit.autodiff import grad, hessian, jacobian, jvp, vjp
 from rewritekit.compile import CompiledFunction, function
+from rewritekit.compile import clear_cache as clear_compile_cache
 from rewritekit.errors import (
     BroadcastError,
     DTypeError,
@@ -58,6 +59,7 @@ __all__ = [
     "TensorType",
     "Var",
     "ancestors",
+    "clear_compile_cache",
     "cond",
     "dprint",
     "explain",

@@ -1,19 +1,27 @@
-"""``rk.function``: rewrite a graph, lower it to a backend, and check the arguments of calls."""
+"""``rk.function``: rewrite a graph, lower it to a backend, and check the arguments of calls.
+
+Compiles are cached by the graph (see ``function`` and ``docs/performance.md``): a second
+``rk.function`` of the same input Vars, output Vars, rules and backend reuses the
+rewritten graph and the compiled callable. The cache holds graphs weakly.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import functools
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from rewritekit.backends import Backend, get_backend
 from rewritekit.errors import DTypeError, GraphTypeError, RewriteMismatch
-from rewritekit.ir import Constant, Var, as_var, graph_inputs
+from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
 from rewritekit.rules import RewriteTrace, rewrite
 from rewritekit.rules.library import simplify_loops
+from rewritekit.rules.ruleset import as_ruleset
 
-__all__ = ["CompiledFunction", "function"]
+__all__ = ["CompiledFunction", "cache_size", "clear_cache", "function"]
 
 _SAFE_KINDS = {  # which kinds a Python scalar (weakly typed) may become
     bool: "biufc",
@@ -120,16 +128,40 @@ def _shape_text(var: Var) -> str:
 
 
 def _checker(specs: list[InputSpec]) -> Any:
-    """``args -> checked args`` for exactly ``len(specs)`` arguments: the per-call cost of
-    argument checking is paid here (a one-input function skips building an iterator)."""
+    """``(*args) -> checked args`` for exactly ``len(specs)`` arguments, raising
+    ``TypeError`` for another count: the per-call cost of argument checking is paid here
+    (a one-input function lets the call itself count its arguments)."""
     if len(specs) == 1:
         check = specs[0].check
-        return lambda args: (check(args[0]),)
-    return lambda args: list(map(InputSpec.check, specs, args))
+        return lambda value: (check(value),)
+    count = len(specs)
+
+    def check_all(*args: Any) -> list[Any]:
+        if len(args) != count:
+            raise TypeError("wrong number of arguments")  # check_arguments names them
+        return list(map(InputSpec.check, specs, args))
+
+    return check_all
+
+
+class _Compiled(NamedTuple):
+    """The rewritten graph over ``inputs``, its trace, and the backend's callable. A cache
+    entry's is over stand-in inputs of the same types and names (so that it does not keep
+    the user's inputs alive), with no trace (see ``_Entry.rewritten``)."""
+
+    inputs: list[Var]
+    graph: list[Var]
+    trace: RewriteTrace | None
+    backend: str
+    fn: Callable[..., Any]
 
 
 class CompiledFunction:
     """A graph compiled for one backend; call it with one value per input.
+
+    ``rk.function`` of a graph compiled before (same inputs, outputs, rules and backend)
+    returns a new ``CompiledFunction`` sharing the first one's rewritten graph, trace and
+    compiled callable; ``trust_input`` and ``check_rewrites`` stay per function.
 
     Attributes:
         inputs: the input Vars, in call order.
@@ -142,37 +174,57 @@ class CompiledFunction:
         check_rewrites: on every call, also evaluate each rewrite's original and
             replacement with the NumPy backend and raise ``RewriteMismatch`` naming the
             rule where they differ (a debug mode; slow).
+        jitted: the bare ``jax.jit`` callable, for hot loops (JAX backend only).
     """
 
     def __init__(
         self,
         inputs: list[Var],
         outputs: Var | list[Var],
-        graph: list[Var],
-        trace: RewriteTrace,
-        backend: Backend,
+        compiled: _Compiled,
         trust_input: bool,
         check_rewrites: bool = False,
+        recall: Callable[[], tuple[list[Var], RewriteTrace]] | None = None,
     ) -> None:
         self.inputs = inputs
         self.outputs = outputs
         self._single = isinstance(outputs, Var)
-        self.graph: Var | list[Var] = graph[0] if self._single else graph
-        self.trace = trace
-        self.backend = backend.name
+        self._compiled = compiled
+        # a cache hit finds its graph and trace (over these inputs) on first use
+        self._recall = recall
+        self._graph = compiled.graph if recall is None else None
+        self._trace = compiled.trace if recall is None else None
+        self.backend = compiled.backend
         self.trust_input = trust_input
         self._specs = [InputSpec(v, i) for i, v in enumerate(inputs)]
         self._check_all = _checker(self._specs)
-        self._fn = backend.compile(inputs, graph)
+        self._fn = compiled.fn
         self.check_rewrites = check_rewrites
         self._checker: Any = None
 
+    @property
+    def graph(self) -> Var | list[Var]:
+        """The output graph(s) that were lowered, after rewriting."""
+        if self._graph is None:
+            self._graph, self._trace = self._recall()
+        return self._graph[0] if self._single else self._graph
+
+    @property
+    def trace(self) -> RewriteTrace:
+        """What the rewrite did, as (rule, before, after) entries, in order."""
+        if self._trace is None:
+            self._graph, self._trace = self._recall()
+        return self._trace
+
     def __call__(self, *args: Any) -> Any:
         if not self.trust_input:
-            if len(args) != len(self._specs):
-                self.check_arguments(*args)  # raises, naming the inputs
-            args = self._check_all(args)
-        if self.check_rewrites and self.trace:
+            try:
+                args = self._check_all(*args)
+            except TypeError:
+                if len(args) != len(self._specs):
+                    self.check_arguments(*args)  # raises, naming the inputs
+                raise
+        if self.check_rewrites:
             self._check_rewrites(args)
         values = self._fn(*args)
         if self._single:
@@ -187,6 +239,8 @@ class CompiledFunction:
         # a rewrite inside a loop body or branch reads the inner graph's placeholders, whose
         # per-step values a call does not expose: it is listed in the trace, not checked here
         entries = [entry for entry in self.trace if not entry.where]
+        if not entries:
+            return
         if self._checker is None:
             pairs = [v for entry in entries for v in (entry.before, entry.after)]
             self._checker = NUMPY_BACKEND.compile(self.inputs, pairs)
@@ -228,6 +282,36 @@ class CompiledFunction:
             return fn
         return lambda *args: fn(*args)[0]
 
+    @property
+    def jitted(self) -> Any:
+        """The bare ``jax.jit`` callable (JAX backend only), for hot loops.
+
+        It skips ``rk.function``'s argument checks and its 64-bit switch: pass JAX or NumPy
+        arrays of exactly the inputs' dtypes and shapes. It returns the list of outputs
+        (a one-element list for a function of one output). A graph with 64-bit dtypes
+        needs 64-bit JAX where it is called (``jax.config.update("jax_enable_x64", True)``,
+        or inside ``with jax.enable_x64(True):``), else JAX would trace it anew in 32 bits;
+        so reading ``f.jitted`` raises where 64-bit JAX is off and the graph needs it.
+
+        Example:
+            >>> with jax.enable_x64(True):
+            ...     step = f.jitted
+            ...     for _ in range(1000):
+            ...         (y,) = step(x)
+        """
+        jitted = getattr(self._fn, "jitted", None)
+        if jitted is None:
+            raise AttributeError(f"jitted exists only for the jax backend, not {self.backend!r}")
+        import jax
+
+        if not jax.enable_x64.value and _needs_64_bit(self._compiled):
+            raise RuntimeError(
+                "jitted: this graph has 64-bit dtypes and 64-bit JAX is off, so JAX would "
+                "compute it in 32 bits; read and call f.jitted inside "
+                "`with jax.enable_x64(True):`, or call f itself"
+            )
+        return jitted
+
     def __repr__(self) -> str:
         names = ", ".join(v.name or "<unnamed>" for v in self.inputs)
         return f"<CompiledFunction ({names}) backend={self.backend!r}>"
@@ -241,8 +325,20 @@ def function(
     rules: Any = "default",
     trust_input: bool = False,
     check_rewrites: bool = False,
+    cache: bool = True,
 ) -> CompiledFunction:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable.
+
+    Compiles are cached by the graph: called again with the same input Vars (same
+    objects, same order), the same output Vars (graphs are hash-consed, so rebuilding an
+    expression over the same inputs gives the same objects), the same ``rules`` and the
+    same backend, ``function`` returns a new ``CompiledFunction`` that shares the first
+    one's rewritten graph, trace and compiled callable, in well under a millisecond and
+    with no XLA work. ``rules`` match by name for a string, and by their rules (the same
+    ``Rule`` objects in the same order) for a ``RuleSet``, a rule or a list. The cache
+    holds graphs weakly: once one of an entry's input or output Vars is freed, the entry
+    goes. Functions of no inputs are not cached. ``clear_cache()`` empties it; see
+    ``docs/performance.md``.
 
     Args:
         inputs: the graph inputs, in call order. Inputs the outputs do not use are allowed.
@@ -259,6 +355,8 @@ def function(
             ``RewriteMismatch`` naming the rule where they differ beyond the dtype's
             tolerance (a replacement that is finite where the original overflowed or was
             NaN is accepted: that is what stabilization does).
+        cache: look the graph up in the compile cache, and store it there (default);
+            ``False`` compiles anew and leaves the cache alone.
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
@@ -274,6 +372,21 @@ def function(
     single = not isinstance(outputs, (list, tuple))
     outs = [outputs] if single else list(outputs)
     outs = [as_var(o, context=f"function: output {i}") for i, o in enumerate(outs)]
+    found = get_backend(backend)
+    key = _key(ins, outs, rules, found) if cache and ins else None
+    entry = _CACHE.get(key) if key is not None else None
+    outputs = outs[0] if single else outs
+    if entry is not None and entry.alive(ins, outs):
+        recall = functools.partial(entry.rewritten, outs)
+        return CompiledFunction(ins, outputs, entry.compiled, trust_input, check_rewrites, recall)
+    compiled = _compile(ins, outs, rules, found, key)
+    return CompiledFunction(ins, outputs, compiled, trust_input, check_rewrites)
+
+
+def _compile(
+    ins: list[Var], outs: list[Var], rules: Any, backend: Backend, key: tuple[Any, ...] | None
+) -> _Compiled:
+    """Check, rewrite and lower the graph; store it in the cache under ``key`` if given."""
     missing = [v for v in graph_inputs(outs) if v not in set(ins)]
     if missing:
         raise GraphTypeError(
@@ -281,15 +394,14 @@ def function(
             f"({', '.join(repr(v) for v in ins) or 'none'})"
         )
     graph, trace = _rewrite(outs, rules)
-    return CompiledFunction(
-        ins,
-        outs[0] if single else outs,
-        graph,
-        trace,
-        get_backend(backend),
-        trust_input,
-        check_rewrites,
-    )
+    if key is None:
+        return _Compiled(ins, graph, trace, backend.name, backend.compile(ins, graph))
+    stand_ins = [Var(v.type, v.name) for v in ins]
+    graph_s = replace(graph, dict(zip(ins, stand_ins, strict=True)))
+    fn = backend.compile(stand_ins, graph_s)
+    compiled = _Compiled(ins, graph, trace, backend.name, fn)
+    _CACHE[key] = _Entry(key, ins, outs, backend, compiled, stand_ins, graph_s)
+    return compiled
 
 
 def _checked_inputs(inputs: Sequence[Var]) -> list[Var]:
@@ -318,3 +430,88 @@ def _rewrite(outputs: list[Var], rules: Any) -> tuple[list[Var], RewriteTrace]:
     else:  # the rules, then the loop pass (twin scans, unused loop outputs), to a fixpoint
         graph, trace = simplify_loops(outputs, rules, trace=True)
     return list(graph), trace
+
+
+# --- the compile cache -------------------------------------------------------------------
+#
+# An entry maps (input ids, output ids, rules key, backend id) to a ``_Compiled`` built over
+# stand-in inputs, so nothing in it refers to the user's inputs: it holds them (and the
+# outputs) through weak references whose callbacks drop the entry, and the first compile's
+# graph and trace weakly too. Python has no ephemerons, so an entry that held the graph
+# itself would keep it alive forever. Once the user drops the inputs or outputs, the entry
+# goes; the stand-in graph and the compiled callable go with it unless a CompiledFunction
+# still uses them.
+
+
+class _Entry:
+    __slots__ = ("compiled", "first", "holds", "refs", "rules")
+
+    def __init__(
+        self,
+        key: tuple[Any, ...],
+        ins: list[Var],
+        outs: list[Var],
+        backend: Backend,
+        first: _Compiled,
+        stand_ins: list[Var],
+        graph: list[Var],
+    ) -> None:
+        forget = _forgetter(key)
+        self.refs = [weakref.ref(v, forget) for v in [*ins, *outs]]
+        self.holds = backend  # alive while the entry is: its id in the key is not reused
+        self.rules = key[2]
+        self.compiled = _Compiled(stand_ins, graph, None, first.backend, first.fn)
+        self.first = [weakref.ref(first.trace), *[weakref.ref(v) for v in first.graph]]
+
+    def alive(self, ins: list[Var], outs: list[Var]) -> bool:
+        """Whether the entry's Vars are these (a guard; a freed Var drops its entry)."""
+        return all(ref() is v for ref, v in zip(self.refs, [*ins, *outs], strict=True))
+
+    def rewritten(self, outs: list[Var]) -> tuple[list[Var], RewriteTrace]:
+        """The rewritten graph and trace of ``outs``: the first compile's while they live,
+        else the rewrite run again (no lowering, no XLA; hash-consing gives the same
+        nodes). The entry keeps no trace: its terms would hold the user's inputs."""
+        trace, *graph = [ref() for ref in self.first]
+        if trace is None or any(v is None for v in graph):
+            return _rewrite(outs, self.rules)
+        return graph, trace
+
+
+_CACHE: dict[tuple[Any, ...], _Entry] = {}
+
+
+def _forgetter(key: tuple[Any, ...]) -> Callable[[Any], None]:
+    return lambda _ref: _CACHE.pop(key, None)
+
+
+def _key(ins: list[Var], outs: list[Var], rules: Any, backend: Backend) -> tuple[Any, ...]:
+    """The cache key: Vars and the backend by identity; rules by name, or by their rules
+    (``Rule`` objects hash by identity) for a RuleSet, a rule or a list of them."""
+    if rules is None or isinstance(rules, str):
+        rules_key: Any = rules
+    else:
+        rules_key = as_ruleset(rules).rules
+    return (tuple(map(id, ins)), tuple(map(id, outs)), rules_key, id(backend))
+
+
+def _needs_64_bit(compiled: _Compiled) -> bool:
+    """Whether an input, output or intermediate of the lowered graph is 64-bit."""
+    wide = {"int64", "uint64", "float64", "complex128"}
+    nodes = [out for node in toposort(compiled.graph) for out in node.outputs]
+    return any(v.dtype in wide for v in [*compiled.inputs, *compiled.graph, *nodes])
+
+
+def clear_cache() -> None:
+    """Empty the compile cache of ``rk.function`` (functions already made keep working).
+
+    Example:
+        >>> clear_cache()
+        >>> cache_size()
+        0
+    """
+    _CACHE.clear()
+
+
+def cache_size() -> int:
+    """How many compiled graphs the compile cache of ``rk.function`` holds."""
+    return len(_CACHE)

@@ -101,3 +101,12 @@ def test_control_flow_guide_runs(capsys):
         total += -0.5 * ((now - mu) / s) ** 2 - np.log(s) - 0.5 * np.log(2 * np.pi)
     np.testing.assert_allclose(float(namespace["value"]), total, rtol=1e-10)
     assert all(np.isfinite(np.asarray(g)) for g in namespace["gradient"])
+
+
+def test_performance_guide_runs():
+    blocks = _blocks("docs/performance.md")
+    persistent = [b for b in blocks if "jax_compilation_cache_dir" in b]
+    assert len(persistent) == 1  # it sets a process-wide JAX option: shown, not run here
+    namespace = _run_in_order("docs/performance.md", [b for b in blocks if b not in persistent])
+    assert namespace["g"]._fn is namespace["f"]._fn and namespace["h"]._fn is not namespace["f"]._fn
+    assert float(namespace["value"]) == float(namespace["f"](namespace["data"]))
