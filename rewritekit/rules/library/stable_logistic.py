@@ -130,11 +130,26 @@ logit_of_sigmoid_negated = rule(
 # --- sigmoids in products with exponentials -----------------------------------------------
 
 
+#: The most factors ``_factors`` collects; a larger product is taken as one factor.
+_MAX_FACTORS = 256
+
+
 def _factors(v: Var) -> list[Var]:
-    """The factors of a product tree (``v`` itself if it is not a product)."""
-    if v.owner is not None and v.owner.op == rt.multiply:
-        return [f for i in v.owner.inputs for f in _factors(i)]
-    return [v]
+    """The factors of a product tree, left to right (``v`` itself if it is not a product,
+    or if it has more than ``_MAX_FACTORS``: a deep chain of products, or one that shares
+    subproducts, would otherwise cost time exponential in its depth). Iterative, so a deep
+    chain does not exhaust Python's recursion limit."""
+    found: list[Var] = []
+    stack = [v]
+    while stack:
+        u = stack.pop()
+        if u.owner is not None and u.owner.op == rt.multiply:
+            stack.extend(reversed(u.owner.inputs))
+        else:
+            found.append(u)
+        if len(found) + len(stack) > _MAX_FACTORS:
+            return [v]
+    return found
 
 
 def _argument(v: Var, op: object) -> Var | None:

@@ -119,3 +119,16 @@ def test_rewritten_and_unrewritten_agree_on_moderate_inputs(values):
     for backend in BACKENDS:
         out = rk.function([x, y], graph, backend=backend)(xv, yv)
         np.testing.assert_allclose(out, plain, rtol=1e-9, atol=1e-12)
+
+
+def test_a_deep_chain_of_products_rewrites_without_recursion():
+    """The products of a 600-step chain are walked iteratively (RecursionError before)."""
+    x = rt.vector("x")
+    y = x
+    for k in range(600):
+        y = rt.sigmoid(y * 0.5 + (k % 3)) * y
+    rewritten = rk.rewrite(rk.grad(rt.sum(y), x), "default")
+    point = np.array([0.3, -0.2])
+    plain = rk.function([x], rk.grad(rt.sum(y), x), backend="numpy", rules=None)(point)
+    ours = rk.function([x], rewritten, backend="numpy", rules=None)(point)
+    np.testing.assert_allclose(ours, plain, rtol=1e-9, atol=1e-300)
