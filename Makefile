@@ -38,6 +38,7 @@ test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q -n 2
 
 # compare.py takes about 5 minutes (PyTensor's first C compiles longer); the others a few more
+# (xla_depth.py about 17 minutes on 2 cores: the jax.nn chains that blow up run to the 30 s limit)
 bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/compare.py
 	$(BIN)/python bench/ir_build.py
@@ -46,6 +47,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/grad.py
 	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/logprob_build.py
+	$(BIN)/python bench/xla_depth.py --timeout 30
 
 rules-docs: $(VENV)/.installed-base
 	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md
