@@ -20,7 +20,7 @@ from rewritekit.rules.library._stable import (
     same_float,
     unary_of,
 )
-from rewritekit.rules.library._support import constant_value, x, y, z
+from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
 from rewritekit.rules.rule import Bindings, rule
 
 __all__ = ["rules"]
@@ -110,18 +110,6 @@ def _argument(v: Var, op: object) -> Var | None:
     return v.owner.inputs[0] if v.owner is not None and v.owner.op == op else None
 
 
-def _factors(v: Var) -> list[Var]:
-    """The factors of a product tree, left to right (``v`` itself if it is not a product)."""
-    factors, stack = [], [v]
-    while stack:
-        w = stack.pop()
-        if w.owner is not None and w.owner.op == rt.multiply:
-            stack.extend(reversed(w.owner.inputs))
-        else:
-            factors.append(w)
-    return factors
-
-
 def _product(factors: list[Var]) -> Var:
     return functools.reduce(operator.mul, factors)
 
@@ -151,7 +139,7 @@ def _is_two(v: Var) -> bool:
 
 def _scaled(denominator: Var, u: Var) -> Var | None:
     """``denominator`` with its factor ``erfc(u)`` as ``erfcx(u)``; None without one."""
-    factors = _factors(denominator)
+    factors = product_factors(denominator)
     for i, f in enumerate(factors):
         if _argument(f, rt.erfc) is u:
             return _product([rt.erfcx(u) if k == i else h for k, h in enumerate(factors)])
@@ -164,7 +152,7 @@ def _erfcx_quotient(b: Bindings) -> Var | None:
     c and d are the other factors (none: 1 / erfcx(u)), in their order. exp(-u**2) and
     erfc(u) both underflow past u = 26.5 (float64), where the quotient is 0 / 0.
     """
-    numerator = _factors(b.y)
+    numerator = product_factors(b.y)
     for i, f in enumerate(numerator):
         u = _gaussian_argument(f)
         denominator = None if u is None else _scaled(b.z, u)
@@ -194,7 +182,7 @@ def _erfcx_product(b: Bindings) -> Var | None:
     The other factors keep their order; ``reciprocal(d * erfc(u))`` is taken too. This is
     the form of the derivative of log(erfc(u)): g / erfc(u) * (-2/sqrt(pi)) * exp(-u**2).
     """
-    factors = _factors(b.term)
+    factors = product_factors(b.term)
     for i, f in enumerate(factors):
         u = _gaussian_argument(f)
         if u is None:

@@ -27,7 +27,7 @@ from rewritekit.rules.library._stable import (
     unary_of,
     widening_unary_of,
 )
-from rewritekit.rules.library._support import x, y
+from rewritekit.rules.library._support import product_factors, x, y
 from rewritekit.rules.rule import Bindings, rule
 
 __all__ = ["rules"]
@@ -130,28 +130,6 @@ logit_of_sigmoid_negated = rule(
 # --- sigmoids in products with exponentials -----------------------------------------------
 
 
-#: The most factors ``_factors`` collects; a larger product is taken as one factor.
-_MAX_FACTORS = 256
-
-
-def _factors(v: Var) -> list[Var]:
-    """The factors of a product tree, left to right (``v`` itself if it is not a product,
-    or if it has more than ``_MAX_FACTORS``: a deep chain of products, or one that shares
-    subproducts, would otherwise cost time exponential in its depth). Iterative, so a deep
-    chain does not exhaust Python's recursion limit."""
-    found: list[Var] = []
-    stack = [v]
-    while stack:
-        u = stack.pop()
-        if u.owner is not None and u.owner.op == rt.multiply:
-            stack.extend(reversed(u.owner.inputs))
-        else:
-            found.append(u)
-        if len(found) + len(stack) > _MAX_FACTORS:
-            return [v]
-    return found
-
-
 def _argument(v: Var, op: object) -> Var | None:
     return v.owner.inputs[0] if v.owner is not None and v.owner.op == op else None
 
@@ -162,7 +140,7 @@ def _sigmoid_times_exp(b: Bindings) -> Var | None:
     exp(u) * sigmoid(-u) = exp(u) / (1 + exp(u)) = sigmoid(u): inf * 0 (nan) at u = 800 in
     the naive form. The other factors keep their order; declines without such a pair.
     """
-    factors = _factors(b.term)
+    factors = product_factors(b.term)
     for i, f in enumerate(factors):
         u = _argument(f, rt.exp)
         if u is None or u.type.kind != "f":
