@@ -149,14 +149,15 @@ def hand_logp(flat: jax.Array, y: np.ndarray = Y, sigma: np.ndarray = SIGMA) -> 
     tau = jnp.exp(log_tau)
     half_cauchy = jnp.log(2.0 / np.pi) - np.log(5.0) - jnp.log1p((tau / 5.0) ** 2) + log_tau
     return (
-        _normal(mu, 0.0, 5.0)
+        normal_logpdf(mu, 0.0, 5.0)
         + half_cauchy
-        + _normal(theta_tilde, 0.0, 1.0).sum()
-        + _normal(y, mu + tau * theta_tilde, sigma).sum()
+        + normal_logpdf(theta_tilde, 0.0, 1.0).sum()
+        + normal_logpdf(y, mu + tau * theta_tilde, sigma).sum()
     )
 
 
-def _normal(x: Any, loc: Any, scale: Any) -> jax.Array:
+def normal_logpdf(x: Any, loc: Any, scale: Any) -> jax.Array:
+    """log N(x; loc, scale), elementwise, in jax.numpy (the hand-written references)."""
     return -0.5 * ((x - loc) / scale) ** 2 - jnp.log(scale) - 0.5 * np.log(2.0 * np.pi)
 
 

@@ -3,7 +3,8 @@ key threaded through the carry with the log-volatility), its log-density derived
 ``rewritekit.logprob`` (a scan over the steps), compiled to JAX with its gradient, sampled
 with BlackJAX NUTS, and checked against NumPyro's NUTS on the same model and data.
 
-Run: ``.venv/bin/python examples/stochastic_volatility.py [--steps 500] [--warmup 1000]
+Run from the repository root (the sampler helpers come from ``examples.eight_schools``):
+``.venv/bin/python -m examples.stochastic_volatility [--steps 500] [--warmup 1000]
 [--samples 1000] [--chains 4] [--seed 0] [--no-compare]`` (needs the ``examples`` extra:
 blackjax, numpyro).
 
@@ -39,6 +40,7 @@ import rewritekit as rk
 import rewritekit.logprob as rl
 import rewritekit.random as rr
 import rewritekit.tensor as rt
+from examples.eight_schools import jax_logdensity, normal_logpdf, nuts, summarize
 from rewritekit.ir import Var
 
 TRUE = {"mu": -0.5, "phi": 0.95, "sigma": 0.25}
@@ -158,25 +160,6 @@ def density(m: Model, y: np.ndarray) -> Density:
     return Density(packing, logp_grad, rk.function([packing.flat], back))
 
 
-def jax_logdensity(d: Density) -> Any:
-    """``flat -> logp`` as a JAX function whose gradient is rewritekit's symbolic one."""
-    fn = d.logp_grad.jax_fn
-
-    @jax.custom_vjp
-    def logdensity(flat: jax.Array) -> jax.Array:
-        return fn(flat)[0]
-
-    def forward(flat: jax.Array) -> tuple[jax.Array, jax.Array]:
-        value, grad = fn(flat)
-        return value, grad
-
-    def backward(grad: jax.Array, cotangent: jax.Array) -> tuple[jax.Array]:
-        return (cotangent * grad,)
-
-    logdensity.defvjp(forward, backward)
-    return logdensity
-
-
 def hand_logp(flat: jax.Array, y: np.ndarray) -> jax.Array:
     """The same log-density written by hand with ``jax.numpy`` and ``lax.scan`` (the tests'
     reference): ``flat = [mu, logit((phi + 1) / 2), log(sigma), eps0, eps_1..eps_T]``."""
@@ -191,54 +174,15 @@ def hand_logp(flat: jax.Array, y: np.ndarray) -> jax.Array:
 
     _, h = jax.lax.scan(step, mu + sigma / jnp.sqrt(1.0 - phi**2) * eps0, eps)
     return (
-        _normal(mu, 0.0, 5.0)
+        normal_logpdf(mu, 0.0, 5.0)
         - np.log(2.0)  # Uniform(-1, 1)
         + 0.5 * np.log(2.0 / np.pi)
         - 0.5 * sigma**2  # HalfNormal(1)
         + log_jacobians
-        + _normal(eps0, 0.0, 1.0)
-        + _normal(eps, 0.0, 1.0).sum()
-        + _normal(y, 0.0, jnp.exp(h / 2.0)).sum()
+        + normal_logpdf(eps0, 0.0, 1.0)
+        + normal_logpdf(eps, 0.0, 1.0).sum()
+        + normal_logpdf(y, 0.0, jnp.exp(h / 2.0)).sum()
     )
-
-
-def _normal(x: Any, loc: Any, scale: Any) -> jax.Array:
-    return -0.5 * ((x - loc) / scale) ** 2 - jnp.log(scale) - 0.5 * np.log(2.0 * np.pi)
-
-
-def nuts(
-    logdensity: Any, dim: int, num_warmup: int, num_samples: int, chains: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """BlackJAX NUTS with Stan's window adaptation, ``chains`` chains under ``jax.vmap``.
-
-    Chains start uniformly in [-2, 2] on the unconstrained scale (Stan's default).
-
-    Returns:
-        The draws, shape ``(chains, num_samples, dim)``, and the divergent-transition flags,
-        shape ``(chains, num_samples)``.
-    """
-    import blackjax
-
-    warmup = blackjax.window_adaptation(blackjax.nuts, logdensity)
-
-    def one_chain(warm_key: jax.Array, sample_key: jax.Array, start: jax.Array) -> Any:
-        (state, parameters), _ = warmup.run(warm_key, start, num_steps=num_warmup)
-        kernel = blackjax.nuts(logdensity, **parameters).step
-
-        def step(state: Any, key: jax.Array) -> tuple[Any, Any]:
-            state, info = kernel(key, state)
-            return state, (state.position, info.is_divergent)
-
-        _, draws = jax.lax.scan(step, state, jax.random.split(sample_key, num_samples))
-        return draws
-
-    init_key, warm_key, sample_key = jax.random.split(jax.random.key(seed), 3)
-    starts = jax.random.uniform(init_key, (chains, dim), minval=-2.0, maxval=2.0)
-    run = jax.jit(jax.vmap(one_chain))
-    positions, divergent = run(
-        jax.random.split(warm_key, chains), jax.random.split(sample_key, chains), starts
-    )
-    return np.asarray(positions), np.asarray(divergent)
 
 
 def numpyro_nuts(
@@ -278,11 +222,6 @@ def numpyro_nuts(
     draws = mcmc.get_samples(group_by_chain=True)
     divergences = int(np.asarray(mcmc.get_extra_fields()["diverging"]).sum())
     return {name: np.asarray(draws[name]) for name in PARAMETERS}, divergences
-
-
-def summarize(draws: dict[str, np.ndarray]) -> dict[str, dict[str, float]]:
-    """Posterior mean and standard deviation of each named array of draws."""
-    return {name: {"mean": float(np.mean(v)), "sd": float(np.std(v))} for name, v in draws.items()}
 
 
 def main(
