@@ -219,6 +219,31 @@ def _with_nan(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> n
     return np.where(rng.random(size=shape) < 0.3, np.nan, values)
 
 
+def _as_bool(b: Bindings) -> Var:
+    return rt.cast(b.x, "bool")
+
+
+def _all_false(b: Bindings) -> Var:
+    return rt.zeros_like(b.x, dtype="bool")
+
+
+def _all_true(b: Bindings) -> Var:
+    return rt.ones_like(b.x, dtype="bool")
+
+
+def _with_bool_constant(
+    op: Callable[[Any, Any], Var], value: bool, result: Callable[[Bindings], Var], name: str
+) -> Rule:
+    """``op(x, value) -> result`` where the constant does not widen ``x``'s shape."""
+    return rule(
+        op(x, value),
+        result,
+        name=name,
+        when=lambda b: b.x.type.shape == b.term.type.shape,
+        tags=SHAPE_UNSAFE,
+    )
+
+
 _self_ops: list[Rule] = [
     _self_comparison(rt.equal, True, "equal_self"),
     _self_comparison(rt.less_equal, True, "less_equal_self"),
@@ -237,35 +262,11 @@ _self_ops: list[Rule] = [
     ),
     # shape_unsafe: the dropped constant's broadcast is checked only where lengths are known
     # (support checks in log-densities: `in_support & (scale > 0)` with a constant scale)
-    rule(
-        rt.logical_and(x, True),
-        lambda b: rt.cast(b.x, "bool"),
-        name="logical_and_true",
-        when=lambda b: b.x.type.shape == b.term.type.shape,
-        tags=SHAPE_UNSAFE,
-    ),
-    rule(
-        rt.logical_or(x, False),
-        lambda b: rt.cast(b.x, "bool"),
-        name="logical_or_false",
-        when=lambda b: b.x.type.shape == b.term.type.shape,
-        tags=SHAPE_UNSAFE,
-    ),
+    _with_bool_constant(rt.logical_and, True, _as_bool, "logical_and_true"),
+    _with_bool_constant(rt.logical_or, False, _as_bool, "logical_or_false"),
     # the guards of derivatives at a constant: `(x == 0) & (2 == 0)` in d/dx x ** 2
-    rule(
-        rt.logical_and(x, False),
-        lambda b: rt.zeros_like(b.x, dtype="bool"),
-        name="logical_and_false",
-        when=lambda b: b.x.type.shape == b.term.type.shape,
-        tags=SHAPE_UNSAFE,
-    ),
-    rule(
-        rt.logical_or(x, True),
-        lambda b: rt.ones_like(b.x, dtype="bool"),
-        name="logical_or_true",
-        when=lambda b: b.x.type.shape == b.term.type.shape,
-        tags=SHAPE_UNSAFE,
-    ),
+    _with_bool_constant(rt.logical_and, False, _all_false, "logical_and_false"),
+    _with_bool_constant(rt.logical_or, True, _all_true, "logical_or_true"),
 ]
 
 # --- casts --------------------------------------------------------------------------------
