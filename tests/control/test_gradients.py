@@ -16,17 +16,11 @@ import rewritekit.tensor as rt
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir.inner import InnerGraph
 from rewritekit.tensor.control import Scan
+from tests.control.test_scan import run
 
 BACKENDS = ["numpy", "jax"]
 RTOL, ATOL = 1e-9, 1e-12
 FD_RTOL, FD_ATOL = 1e-6, 1e-8
-
-
-def run(inputs, outputs, *args, backend="numpy", rules=None):
-    values = rk.function(inputs, outputs, backend=backend, rules=rules)(*args)
-    if isinstance(values, list):
-        return [np.asarray(v) for v in values]
-    return np.asarray(values)
 
 
 def both(inputs, outputs, *args):

@@ -23,9 +23,10 @@ RTOL, ATOL = 1e-12, 1e-14
 XS = np.array([0.5, -1.25, 2.0, 0.75])
 
 
-def run(inputs, outputs, *args, backend="numpy"):
-    """The compiled outputs (no rewriting: the loops are run as built) as NumPy arrays."""
-    values = rk.function(inputs, outputs, backend=backend, rules=None)(*args)
+def run(inputs, outputs, *args, backend="numpy", rules=None):
+    """The compiled outputs as NumPy arrays (by default no rewriting: the loops are run as
+    built)."""
+    values = rk.function(inputs, outputs, backend=backend, rules=rules)(*args)
     if isinstance(values, list):
         return [np.asarray(v) for v in values]
     return np.asarray(values)
