@@ -208,17 +208,27 @@ def rewrite(
         True
     """
     ruleset = as_ruleset(rules)
-    single = isinstance(outputs, Var)
-    outs = [outputs] if single else list(outputs)
+    outs = output_list(outputs, "rewrite")
+    rewriter = Rewriter(ruleset, max_steps=max_steps, kanren=kanren)
+    results = [rewriter.normalize(o) for o in outs] if ruleset.rules else outs
+    value = like_outputs(outputs, results)
+    return (value, rewriter.trace) if trace else value
+
+
+def output_list(outputs: Any, what: str) -> list[Var]:
+    """``outputs`` (a Var, or a list or tuple of them) as a list, or an error naming the
+    position of one that is not a Var."""
+    outs = [outputs] if isinstance(outputs, Var) else list(outputs)
     for position, out in enumerate(outs):
         if not isinstance(out, Var):
             raise GraphTypeError(
-                f"rewrite: output {position} must be a Var, got {type(out).__name__}"
+                f"{what}: output {position} must be a Var, got {type(out).__name__}"
             )
-    rewriter = Rewriter(ruleset, max_steps=max_steps, kanren=kanren)
-    results = [rewriter.normalize(o) for o in outs] if ruleset.rules else outs
-    if single:
-        value: Any = results[0]
-    else:
-        value = tuple(results) if isinstance(outputs, tuple) else results
-    return (value, rewriter.trace) if trace else value
+    return outs
+
+
+def like_outputs(outputs: Any, results: list[Var]) -> Any:
+    """``results`` in the structure ``outputs`` had: one Var, a tuple or a list."""
+    if isinstance(outputs, Var):
+        return results[0]
+    return tuple(results) if isinstance(outputs, tuple) else results

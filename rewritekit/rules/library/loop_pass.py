@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Apply, Op, Var, apply_op, toposort
-from rewritekit.rules.engine import Rewriter
+from rewritekit.rules.engine import Rewriter, like_outputs, output_list
 from rewritekit.rules.library._support import reads, regraph, scan_steps
 from rewritekit.rules.ruleset import as_ruleset
 from rewritekit.rules.trace import RewriteTrace, TraceEntry
@@ -56,13 +55,7 @@ def simplify_loops(
         >>> lean.owner.inputs[0].owner.op.n_carry
         0
     """
-    single = isinstance(outputs, Var)
-    outs = [outputs] if single else list(outputs)
-    for position, out in enumerate(outs):
-        if not isinstance(out, Var):
-            raise GraphTypeError(
-                f"simplify_loops: output {position} must be a Var, got {type(out).__name__}"
-            )
+    outs = output_list(outputs, "simplify_loops")
     ruleset = as_ruleset(rules)
     rewriter = Rewriter(ruleset)
     if ruleset.rules:
@@ -72,7 +65,7 @@ def simplify_loops(
         if all(a is b for a, b in zip(new, outs, strict=True)):
             break
         outs = [rewriter.normalize(o) for o in new] if ruleset.rules else new
-    value: Any = outs[0] if single else (tuple(outs) if isinstance(outputs, tuple) else outs)
+    value = like_outputs(outputs, outs)
     return (value, rewriter.trace) if trace else value
 
 
