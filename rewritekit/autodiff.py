@@ -296,11 +296,15 @@ def _check_disconnected(disconnected: str, what: str) -> None:
         )
 
 
-def grad(cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = True) -> Any:
+def grad(
+    cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = True, roll: bool = True
+) -> Any:
     """The gradient of the scalar ``cost`` with respect to ``wrt``.
 
     The cost is first rewritten with the ``"stabilize"`` rules (fold, canonicalize,
-    stabilize), so the gradient is as stable as the compiled forward: the gradient of
+    stabilize), after rolling its chains of at least 8 equal steps (an unrolled Python
+    loop) into scans (``rewritekit.rules.library.rolling``), so the gradient is as stable
+    as the compiled forward, and the gradient of a loop is a loop: the gradient of
     ``log(1 - sigmoid(x))`` is that of ``-softplus(x)``, ``-sigmoid(x)``, which is -1 at
     x = 40 where the literal chain rule gives NaN.
 
@@ -312,6 +316,7 @@ def grad(cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = 
             error naming it), ``"zero"`` (zeros of its type) or ``"none"`` (None).
         stabilize: rewrite the cost with the stabilize rules first (default); False
             differentiates the graph exactly as written.
+        roll: with ``stabilize``, roll chains of equal steps into scans first (default).
 
     Raises:
         GraphTypeError: the cost is not a float scalar, a wrt is integer or bool (as in
@@ -332,12 +337,12 @@ def grad(cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = 
     items, single, kind = _as_list(wrt)
     variables = _checked_wrt(items, "grad")
     if stabilize:
-        cost = _stabilized(cost, variables)
+        cost = _stabilized(cost, variables, roll)
     grads = backward([cost], [ones_like(cost)], variables)
     return _restore(_finish(grads, variables, disconnected, "grad"), single, kind)
 
 
-def _stabilized(cost: Var, wrt: list[Var]) -> Var:
+def _stabilized(cost: Var, wrt: list[Var], roll: bool = True) -> Var:
     """``cost`` rewritten by the stabilize pipeline, keeping every ``wrt`` in the graph.
 
     A wrt computed by the graph is swapped for a placeholder during the rewrite, so no rule
@@ -346,10 +351,16 @@ def _stabilized(cost: Var, wrt: list[Var]) -> Var:
     """
     from rewritekit.rules import rewrite
     from rewritekit.rules.library import stabilize_pipeline
+    from rewritekit.rules.library.rolling import roll_chains
+    from rewritekit.rules.trace import RewriteTrace
 
     inner = {v: Var(v.type, name=v.name) for v in dict.fromkeys(wrt) if v.owner is not None}
     graph = replace(cost, inner) if inner else cost
-    rewritten = rewrite(graph, stabilize_pipeline)
+    # chains of equal steps become scans before the rules run, while their steps are still
+    # equal (the rules drop the + 0 of a step whose constant is 0), so the gradient of an
+    # unrolled loop is a loop too
+    rolled = roll_chains([graph], RewriteTrace())[0] if roll else graph
+    rewritten = rewrite(rolled, stabilize_pipeline)
     if rewritten is graph:
         return cost
     leaves = set(graph_inputs(rewritten))

@@ -326,6 +326,7 @@ def function(
     trust_input: bool = False,
     check_rewrites: bool = False,
     cache: bool = True,
+    roll: bool = True,
 ) -> CompiledFunction:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable.
 
@@ -357,6 +358,10 @@ def function(
             NaN is accepted: that is what stabilization does).
         cache: look the graph up in the compile cache, and store it there (default);
             ``False`` compiles anew and leaves the cache alone.
+        roll: with rules, roll chains of at least 8 structurally equal steps (an
+            unrolled Python loop, and its gradient) into scans, which XLA compiles in
+            time independent of the number of steps (``loops.roll_chain`` in the trace;
+            ``docs/performance.md``). ``False`` keeps them unrolled.
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
@@ -373,18 +378,23 @@ def function(
     outs = [outputs] if single else list(outputs)
     outs = [as_var(o, context=f"function: output {i}") for i, o in enumerate(outs)]
     found = get_backend(backend)
-    key = _key(ins, outs, rules, found) if cache and ins else None
+    key = _key(ins, outs, rules, found, roll) if cache and ins else None
     entry = _CACHE.get(key) if key is not None else None
     outputs = outs[0] if single else outs
     if entry is not None and entry.alive(ins, outs):
         recall = functools.partial(entry.rewritten, outs)
         return CompiledFunction(ins, outputs, entry.compiled, trust_input, check_rewrites, recall)
-    compiled = _compile(ins, outs, rules, found, key)
+    compiled = _compile(ins, outs, rules, found, key, roll)
     return CompiledFunction(ins, outputs, compiled, trust_input, check_rewrites)
 
 
 def _compile(
-    ins: list[Var], outs: list[Var], rules: Any, backend: Backend, key: tuple[Any, ...] | None
+    ins: list[Var],
+    outs: list[Var],
+    rules: Any,
+    backend: Backend,
+    key: tuple[Any, ...] | None,
+    roll: bool = True,
 ) -> _Compiled:
     """Check, rewrite and lower the graph; store it in the cache under ``key`` if given."""
     missing = [v for v in graph_inputs(outs) if v not in set(ins)]
@@ -393,7 +403,7 @@ def _compile(
             f"function: the outputs depend on {missing[0]!r}, which is not among the inputs "
             f"({', '.join(repr(v) for v in ins) or 'none'})"
         )
-    graph, trace = _rewrite(outs, rules)
+    graph, trace = _rewrite(outs, rules, roll)
     if key is None:
         return _Compiled(ins, graph, trace, backend.name, backend.compile(ins, graph))
     stand_ins = [Var(v.type, v.name) for v in ins]
@@ -424,11 +434,11 @@ def _checked_inputs(inputs: Sequence[Var]) -> list[Var]:
     return list(inputs)
 
 
-def _rewrite(outputs: list[Var], rules: Any) -> tuple[list[Var], RewriteTrace]:
+def _rewrite(outputs: list[Var], rules: Any, roll: bool = True) -> tuple[list[Var], RewriteTrace]:
     if rules is None:
         graph, trace = rewrite(outputs, rules, trace=True)
-    else:  # the rules, then the loop pass (twin scans, unused loop outputs), to a fixpoint
-        graph, trace = simplify_loops(outputs, rules, trace=True)
+    else:  # the rules, then the loop pass (rolled chains, twin scans, unused loop outputs)
+        graph, trace = simplify_loops(outputs, rules, trace=True, roll=roll)
     return list(graph), trace
 
 
@@ -444,7 +454,7 @@ def _rewrite(outputs: list[Var], rules: Any) -> tuple[list[Var], RewriteTrace]:
 
 
 class _Entry:
-    __slots__ = ("compiled", "first", "holds", "refs", "rules")
+    __slots__ = ("compiled", "first", "holds", "refs", "roll", "rules")
 
     def __init__(
         self,
@@ -459,7 +469,7 @@ class _Entry:
         forget = _forgetter(key)
         self.refs = [weakref.ref(v, forget) for v in [*ins, *outs]]
         self.holds = backend  # alive while the entry is: its id in the key is not reused
-        self.rules = key[2]
+        self.rules, self.roll = key[2], key[4]
         self.compiled = _Compiled(stand_ins, graph, None, first.backend, first.fn)
         self.first = [weakref.ref(first.trace), *[weakref.ref(v) for v in first.graph]]
 
@@ -473,7 +483,7 @@ class _Entry:
         nodes). The entry keeps no trace: its terms would hold the user's inputs."""
         trace, *graph = [ref() for ref in self.first]
         if trace is None or any(v is None for v in graph):
-            return _rewrite(outs, self.rules)
+            return _rewrite(outs, self.rules, self.roll)
         return graph, trace
 
 
@@ -484,14 +494,16 @@ def _forgetter(key: tuple[Any, ...]) -> Callable[[Any], None]:
     return lambda _ref: _CACHE.pop(key, None)
 
 
-def _key(ins: list[Var], outs: list[Var], rules: Any, backend: Backend) -> tuple[Any, ...]:
+def _key(
+    ins: list[Var], outs: list[Var], rules: Any, backend: Backend, roll: bool
+) -> tuple[Any, ...]:
     """The cache key: Vars and the backend by identity; rules by name, or by their rules
-    (``Rule`` objects hash by identity) for a RuleSet, a rule or a list of them."""
+    (``Rule`` objects hash by identity) for a RuleSet, a rule or a list of them; ``roll``."""
     if rules is None or isinstance(rules, str):
         rules_key: Any = rules
     else:
         rules_key = as_ruleset(rules).rules
-    return (tuple(map(id, ins)), tuple(map(id, outs)), rules_key, id(backend))
+    return (tuple(map(id, ins)), tuple(map(id, outs)), rules_key, id(backend), bool(roll))
 
 
 def _needs_64_bit(compiled: _Compiled) -> bool:

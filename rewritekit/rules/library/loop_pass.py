@@ -16,6 +16,7 @@ from typing import Any
 from rewritekit.ir import Apply, Op, Var, apply_op, toposort
 from rewritekit.rules.engine import Rewriter, like_outputs, output_list
 from rewritekit.rules.library._support import reads, regraph, scan_steps
+from rewritekit.rules.library.rolling import roll_chains
 from rewritekit.rules.ruleset import as_ruleset
 from rewritekit.rules.trace import RewriteTrace, TraceEntry
 from rewritekit.tensor.control import Cond, Scan, While
@@ -27,7 +28,12 @@ Edit = Callable[[Apply, tuple[Var, ...]], Sequence[Var | None] | None]
 
 
 def simplify_loops(
-    outputs: Any, rules: Any = None, *, trace: bool = False, max_rounds: int = 8
+    outputs: Any,
+    rules: Any = None,
+    *,
+    trace: bool = False,
+    max_rounds: int = 8,
+    roll: bool = True,
 ) -> Any:
     """``outputs`` with their loops simplified where that needs the whole graph.
 
@@ -36,17 +42,22 @@ def simplify_loops(
     - Outputs of a ``scan``, ``while_loop`` or ``cond`` that nothing uses are dropped, and
       so are carries (states) whose final value nothing uses and that no kept output
       reads, to a fixpoint; then the inputs the inner graphs no longer read.
+    - With ``roll``, chains of at least ``MIN_STEPS`` (8) structurally equal steps, such
+      as an unrolled Python loop and its gradient, are rolled into scans
+      (``rewritekit.rules.library.rolling``), which XLA compiles in time independent of
+      the number of steps.
 
     Inner graphs are simplified too. With ``rules``, the graph is rewritten first and
     what the pass changed is rewritten again, to a joint fixpoint (``rk.function`` does
-    this after its rules). The pass's changes appear in the trace as ``loops.merge_scans``
-    and ``loops.drop_unused``.
+    this after its rules). The pass's changes appear in the trace as ``loops.merge_scans``,
+    ``loops.drop_unused`` and ``loops.roll_chain``.
 
     Args:
         outputs: a Var, or a list/tuple of Vars; the result has the same structure.
         rules: the rules to rewrite with (as ``rk.rewrite`` takes them), or None.
         trace: also return the ``RewriteTrace``.
         max_rounds: the most rounds of pass and rewrite.
+        roll: roll chains of equal steps into scans.
 
     Example:
         >>> x = rt.vector("x")
@@ -58,10 +69,14 @@ def simplify_loops(
     outs = output_list(outputs, "simplify_loops")
     ruleset = as_ruleset(rules)
     rewriter = Rewriter(ruleset)
+    if roll:  # before the rules too: they would rewrite each step, and rewrite steps with
+        # different constants differently (y + 0 loses its + 0), which breaks the chain
+        outs = roll_chains(outs, rewriter.trace)
     if ruleset.rules:
         outs = [rewriter.normalize(o) for o in outs]
     for _ in range(max_rounds):
-        new = _loop_pass(outs, rewriter.trace, "", {})
+        new = roll_chains(outs, rewriter.trace) if roll else outs
+        new = _loop_pass(new, rewriter.trace, "", {})
         if all(a is b for a, b in zip(new, outs, strict=True)):
             break
         outs = [rewriter.normalize(o) for o in new] if ruleset.rules else new

@@ -1,0 +1,550 @@
+"""``roll_chains``: a chain of structurally identical steps becomes one ``scan``.
+
+A user's unrolled Python loop (time steps, layers, solver iterations) builds a graph of K
+copies of one step, and reverse mode adds K copies of the step's derivative. XLA compiles
+such a graph in time that grows faster than K (its fusion duplicates work across steps),
+while the same step in ``lax.scan`` compiles once. This pass finds the chains and rolls
+each into a ``Scan`` whose body is the step:
+
+1. Each Var gets a structural signature: its Op and type and, ``DEPTH`` levels down, its
+   inputs' (a constant by its type only, a graph input by itself). Members of one chain's
+   steps share signatures, so the groups of at least ``MIN_STEPS`` equal signatures are
+   the candidates; hash-consing makes the rest of a step's copies distinct Vars.
+2. In a group, each member's predecessor is the latest member it depends on. Following
+   predecessors gives chains ``m_0 -> m_1 -> ... -> m_K``.
+3. Step k is the subgraph of the nodes that depend on ``m_{k-1}`` and that ``m_k`` reads;
+   what else it reads are its outer values (constants, inputs, values computed before the
+   chain). A step that reads an earlier member other than through ``m_{k-1}`` (a skip
+   connection) ends the chain. Steps are equal when their nodes, wiring and outer values'
+   types are: a run of at least ``MIN_STEPS`` equal steps is rolled.
+4. An outer value that is the same in every step stays a closed-over input (a constant
+   stays in the body); one that varies becomes a scanned sequence: stacked constants, the
+   matching slice of an array the steps index one row at a time (``A[k]``), else a
+   stack. A step's value read outside the chain becomes a ``y`` output of the scan, and its
+   readers read the row of its step: so the gradient's backward chain, which reads the
+   forward steps' values, reads rows of the forward scan's ``ys`` and rolls in turn.
+
+Values are exactly those of the unrolled graph (the body is the step itself). The pass
+runs in ``simplify_loops`` (so after the rules of ``rk.function``) and logs
+``loops.roll_chain``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rewritekit.ir import Apply, Constant, Var, apply_op, constant, replace, toposort
+from rewritekit.ir.inner import InnerGraph, Placeholder
+from rewritekit.rules.trace import RewriteTrace, TraceEntry
+from rewritekit.tensor.control import Scan
+from rewritekit.tensor.joining import stack
+from rewritekit.tensor.subtensor import Subtensor, getitem
+
+__all__ = ["MIN_STEPS", "roll_chains"]
+
+#: The fewest equal steps rolled into a scan. Below it, XLA compiles the unrolled steps
+#: quickly (docs/benchmarks.md, "Rolling chains").
+MIN_STEPS = 8
+#: How many levels of inputs a signature sees.
+DEPTH = 3
+#: The most rolls of one pass (each rebuilds the graph).
+MAX_ROLLS = 16
+#: The longest period of steps that differ in a repeating pattern (``MIN_STEPS`` blocks).
+MAX_PERIOD = 8
+ROLL = "loops.roll_chain"
+
+_Ref = tuple[Any, ...]
+
+
+class _Step:
+    """Step k of a chain: its nodes (each after its inputs), its outer values, and its key
+    (equal keys: equal steps)."""
+
+    __slots__ = ("key", "nodes", "outer")
+
+    def __init__(self, nodes: list[Apply], outer: list[Var], key: tuple[Any, ...]) -> None:
+        self.nodes, self.outer, self.key = nodes, outer, key
+
+
+def roll_chains(
+    outs: list[Var], log: RewriteTrace, where: str = "", min_steps: int = MIN_STEPS
+) -> list[Var]:
+    """``outs`` with each chain of at least ``min_steps`` equal steps rolled into a scan."""
+    for _ in range(MAX_ROLLS):
+        new = _roll_one(outs, log, where, min_steps)
+        if new is None:
+            break
+        outs = new
+    return outs
+
+
+def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) -> list[Var] | None:
+    order = toposort(outs)
+    if len(order) < 2 * min_steps:
+        return None
+    # a chain's first steps have signatures that still see its start, so its group and
+    # first run may be shorter by about DEPTH: _extend_back finds those steps
+    least = max(2, min_steps - DEPTH - 1)
+    groups = _groups(order, least)
+    if not groups:
+        return None
+    readers: dict[Var, list[Apply]] = {}
+    for node in order:
+        for inp in node.inputs:
+            readers.setdefault(inp, []).append(node)
+    position = {node: i for i, node in enumerate(order)}
+    wanted = set(outs)
+    pull: set[Var] = set()  # values a step computes though they do not depend on the chain
+
+    def best(chain: list[Var], latest: dict[Var, int] | None = None) -> Any:
+        """The chain's steps and longest run, with the values that vary from step to step
+        computed in the steps where that keeps the run (``_pullable``)."""
+        if latest is None:
+            latest = _chains(chain, order, position)[0][1]
+        steps = _steps(chain, latest, pull)
+        run = _longest_run(steps, least)
+        while run is not None:
+            more = _pullable(run[1]) - pull
+            if not more:
+                break
+            pull.update(more)
+            wider = _steps(chain, latest, pull)
+            wider_run = _longest_run(wider, least)
+            if wider_run is None or len(wider_run[1]) < len(run[1]):
+                pull.difference_update(more)
+                break
+            steps, run = wider, wider_run
+        return steps, run
+
+    for group in groups:
+        for chain, latest in _chains(group, order, position):
+            steps, run = best(chain, latest)
+            if run is None:  # steps that differ with a period: roll p steps at a time
+                found = [(sub, best(sub)[1]) for sub in _periodic(chain, steps, least)]
+                found = [(sub, r) for sub, r in found if r is not None]
+                if not found:
+                    continue
+                chain, run = max(found, key=lambda pair: len(pair[1][1]))
+            elif not _regular(run[1]):
+                # values read from the rows of a scan rolled p steps at a time: p steps
+                start, n = run[0], len(run[1])
+                for p in range(2, min(MAX_PERIOD, n // min_steps) + 1):
+                    sub = chain[start - 1 : start + (n // p) * p : p]
+                    sub_run = best(sub)[1]
+                    if sub_run is not None and _regular(sub_run[1]):
+                        chain, run = sub, sub_run
+                        break
+            if run[0] == 1:
+                chain, run = _extend_back(chain, run, order, position, pull)
+            if len(run[1]) >= min_steps and _worth(run[1]):
+                return _rolled(outs, chain, run, readers, wanted, log, where)
+    return None
+
+
+def _extend_back(
+    chain: list[Var],
+    run: tuple[int, list[_Step]],
+    order: list[Apply],
+    position: dict[Apply, int],
+    pull: set[Var],
+) -> tuple[list[Var], tuple[int, list[_Step]]]:
+    """``chain`` and ``run`` with the equal steps before the chain's first member added:
+    the first steps of a chain, whose signatures still see its start (the input), are not
+    in its group."""
+    key = run[1][0].key
+    for _ in range(DEPTH + 1):
+        prev = _carry_of(key, chain[0])
+        if prev is None or prev in chain:
+            break
+        longer = [prev, *chain]
+        latest = _chains(longer, order, position)[0][1]
+        step = _step(prev, chain[0], latest, 0, pull)
+        if step is None or step.key != key:
+            break
+        chain, run = longer, (1, [step, *run[1]])
+    return chain, run
+
+
+def _carry_of(key: tuple[Any, ...], cur: Var) -> Var | None:
+    """The Var that plays the carry where ``cur`` is computed as the step ``key`` describes
+    (its nodes matched from ``cur`` down), or None if ``cur`` is not computed so."""
+    *template, out_index = key
+    if cur.owner is None or cur.index != out_index:
+        return None
+    matched: dict[int, Apply] = {len(template) - 1: cur.owner}
+    carry: Var | None = None
+    for t in range(len(template) - 1, -1, -1):
+        node = matched.get(t)
+        op, refs = template[t]
+        if node is None or node.op != op or len(node.inputs) != len(refs):
+            return None
+        for ref, inp in zip(refs, node.inputs, strict=True):
+            if ref[0] == "carry":
+                if carry is not None and inp is not carry:
+                    return None
+                carry = inp
+            elif ref[0] == "node":
+                if inp.owner is None or inp.index != ref[2]:
+                    return None
+                if matched.setdefault(ref[1], inp.owner) is not inp.owner:
+                    return None
+    return carry
+
+
+def _columns(steps: list[_Step]) -> list[list[Var]]:
+    """Each outer value across the steps."""
+    return [[s.outer[j] for s in steps] for j in range(len(steps[0].outer))]
+
+
+def _varies(column: list[Var]) -> bool:
+    return any(v is not column[0] for v in column)
+
+
+def _pullable(steps: list[_Step]) -> set[Var]:
+    """The outer values that vary from step to step and are computed alike in each (the
+    same Op) from something other than a row ``A[k]``: ``sigmoid(x * k)``, or
+    ``sigmoid(Y[k])`` read by a gradient from a forward scan's rows. Computed inside the
+    step, they leave the constants and rows they read as the sequences."""
+    found: set[Var] = set()
+    for column in _columns(steps):
+        owners = [v.owner for v in column]
+        if not _varies(column) or any(o is None for o in owners):
+            continue
+        op = owners[0].op  # type: ignore[union-attr]
+        if all(
+            o.op == op and not _is_row(o) and getattr(op, "foldable", True)  # type: ignore[union-attr]
+            for o in owners
+        ):
+            found.update(column)
+    return found
+
+
+def _worth(steps: list[_Step]) -> bool:
+    """False for a step of one node over the same values each time (``total + e``): the
+    rules fold such a chain (into ``200 * e``), which a loop would hide from them."""
+    return len(steps[0].nodes) > 1 or any(_varies(c) for c in _columns(steps))
+
+
+def _regular(steps: list[_Step]) -> bool:
+    """True when each outer value that varies is constant or a row of one array."""
+    for column in _columns(steps):
+        if (
+            _varies(column)
+            and not all(isinstance(v, Constant) for v in column)
+            and _rows_of(column) is None
+        ):
+            return False
+    return True
+
+
+# --- candidates ----------------------------------------------------------------------
+
+
+def _is_row(node: Apply) -> bool:
+    """``A[k]`` (static integer indices) of a computed or input array."""
+    op = node.op
+    return (
+        isinstance(op, Subtensor)
+        and all(isinstance(e, int) for e in op.index)
+        and not isinstance(node.inputs[0], Constant)
+    )
+
+
+def _groups(order: list[Apply], min_steps: int) -> list[list[Var]]:
+    """The Vars of at least ``min_steps + 1`` equal signatures, by first member."""
+    ids: dict[Any, int] = {}
+    sig: dict[Var, int] = {}
+
+    def leaf(v: Var) -> int:
+        key = ("c", v.type) if isinstance(v, Constant) else ("v", v)
+        return ids.setdefault(key, len(ids))
+
+    level: dict[Var, int] = {}
+    for node in order:
+        if not getattr(node.op, "foldable", True):
+            continue
+        op = node.op
+        if isinstance(op, Subtensor) and all(isinstance(e, int) for e in op.index):
+            op = Subtensor  # a row read (of a rolled chain's ys): which row does not matter
+        for out in node.outputs:
+            level[out] = ids.setdefault((op, out.index, out.type), len(ids))
+    sig = dict(level)
+    for _ in range(DEPTH):
+        new: dict[Var, int] = {}
+        for node in order:
+            ins = tuple(sig[i] if i in sig else leaf(i) for i in node.inputs)
+            for out in node.outputs:
+                if out in level:
+                    new[out] = ids.setdefault((level[out], ins), len(ids))
+        sig = new
+    groups: dict[int, list[Var]] = {}
+    for node in order:
+        for out in node.outputs:
+            if out in sig:
+                groups.setdefault(sig[out], []).append(out)
+    # earliest first: a forward chain rolls before the backward chain that reads it, which
+    # then reads rows of the forward scan's ys rather than a stack of its steps' values
+    return [g for g in groups.values() if len(g) > min_steps]
+
+
+def _chains(
+    group: list[Var], order: list[Apply], position: dict[Apply, int]
+) -> list[tuple[list[Var], dict[Var, int]]]:
+    """The chains of ``group``, each with ``latest``: for each Var from the group's first
+    member on, the index (in the group) of the latest member it depends on."""
+    index = {m: i for i, m in enumerate(group)}
+    head = group[0]  # an input when a chain is extended back to its start (_extend_back)
+    start = 0 if head.owner is None else position[head.owner]
+    stop = position[group[-1].owner]  # type: ignore[index]
+    latest: dict[Var, int] = {head: 0} if head.owner is None else {}
+    before: list[int] = [-1] * len(group)
+    for node in order[start : stop + 1]:
+        last = max((latest.get(i, -1) for i in node.inputs), default=-1)
+        for out in node.outputs:
+            own = index.get(out)
+            if own is None:
+                if last >= 0:
+                    latest[out] = last
+            else:
+                before[own] = last
+                latest[out] = own
+    after: dict[int, list[int]] = {}
+    for i, p in enumerate(before):
+        if p >= 0:
+            after.setdefault(p, []).append(i)
+    chains = []
+    for i in range(len(group)):
+        p = before[i]
+        if p >= 0 and after.get(p) == [i]:
+            continue  # not the start of a chain
+        members, j = [group[i]], i
+        while len(after.get(j, ())) == 1:
+            j = after[j][0]
+            members.append(group[j])
+        if len(members) > 1:
+            chains.append((members, latest))
+    chains.sort(key=lambda c: -len(c[0]))
+    return chains
+
+
+def _step(prev: Var, cur: Var, latest: dict[Var, int], first: int, pull: set[Var]) -> _Step | None:
+    """The step from ``prev`` to ``cur`` (None where it reads an earlier member)."""
+    if prev.type != cur.type:
+        return None  # the carry must keep its type (a scalar start broadcast by the step)
+    mark = latest[prev]
+    nodes: list[Apply] = []
+    state: dict[Apply, bool] = {}
+    stack_ = [cur.owner]
+
+    def inside(v: Var) -> bool:
+        if v is prev or v.owner is None:
+            return False
+        at = latest.get(v, -1)
+        return at == mark or (at < first and v in pull)
+
+    while stack_:
+        node = stack_[-1]
+        done = state.get(node)  # type: ignore[arg-type]
+        if done is None:
+            state[node] = False  # type: ignore[index]
+            for inp in reversed(node.inputs):  # type: ignore[union-attr]
+                if inside(inp) and inp.owner not in state:
+                    stack_.append(inp.owner)
+        else:
+            stack_.pop()
+            if not done:
+                state[node] = True  # type: ignore[index]
+                nodes.append(node)  # type: ignore[arg-type]
+    place = {node: i for i, node in enumerate(nodes)}
+    outer: list[Var] = []
+    slot: dict[Var, int] = {}
+    key: list[Any] = []
+    for node in nodes:
+        if not getattr(node.op, "foldable", True):
+            return None  # a random draw or a loop: never moved
+        refs: list[_Ref] = []
+        for inp in node.inputs:
+            if inp is prev:
+                refs.append(("carry",))
+            elif inside(inp):
+                refs.append(("node", place[inp.owner], inp.index))  # type: ignore[index]
+            elif latest.get(inp, -1) < first:
+                # a constant takes a slot per use: equal values in one step (y * 0.5 + c
+                # where c is 0.5) must not change the step's wiring
+                at = len(outer) if isinstance(inp, Constant) else slot.setdefault(inp, len(outer))
+                if at == len(outer):
+                    outer.append(inp)
+                refs.append(("outer", at, inp.type))
+            else:
+                return None  # reads an earlier member: a skip connection
+        key.append((node.op, tuple(refs)))
+    key.append(cur.index)
+    return _Step(nodes, outer, tuple(key))
+
+
+def _steps(chain: list[Var], latest: dict[Var, int], pull: set[Var]) -> list[_Step | None]:
+    """Step k (from ``chain[k]`` to ``chain[k + 1]``) of ``chain``, for each k."""
+    first = latest[chain[0]]
+    return [_step(chain[k - 1], chain[k], latest, first, pull) for k in range(1, len(chain))]
+
+
+def _longest_run(steps: list[_Step | None], min_steps: int) -> Any:
+    """The longest run of at least ``min_steps`` equal steps, as (start, steps): the run
+    goes from ``chain[start - 1]`` to ``chain[start + len(steps) - 1]``. None if none."""
+    best: tuple[int, list[_Step]] | None = None
+    i = 0
+    while i < len(steps):
+        head = steps[i]
+        if head is None:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(steps) and steps[j] is not None and steps[j].key == head.key:  # type: ignore[union-attr]
+            j += 1
+        if j - i >= min_steps and (best is None or j - i > len(best[1])):
+            best = (i + 1, steps[i:j])  # type: ignore[arg-type]
+        i = j
+    return best
+
+
+def _periodic(chain: list[Var], steps: list[_Step | None], least: int) -> list[list[Var]]:
+    """For the smallest period p (at most ``MAX_PERIOD``) with which the steps of a stretch
+    of ``chain`` repeat for ``least`` blocks, the chains of every p-th member of the
+    stretch, one per offset. Steps repeat with a period where ``y + c_k`` with
+    ``c_k = k % 5`` loses its ``+ 0`` every fifth step, or where a step has two members of
+    the group, the second reading the step's start too (not a step on its own: None)."""
+    keys = [None if s is None else s.key for s in steps]
+    if sum(k is not None for k in keys) * MAX_PERIOD < len(keys):
+        return []  # the group's members are not where the chain passes through
+    for p in range(2, MAX_PERIOD + 1):
+        i, best = 0, (0, 0)
+        while i + p < len(keys):
+            j = i
+            while j + p < len(keys) and keys[j] == keys[j + p]:
+                j += 1
+            if j - i > best[1]:
+                best = (i, j - i)
+            i = j + 1
+        start, stretch = best
+        blocks = (stretch + p) // p
+        if stretch and blocks >= least:
+            stop = start + blocks * p + 1
+            return [chain[start + o : stop : p] for o in range(p) if start + o < stop]
+    return []
+
+
+# --- building the scan -----------------------------------------------------------------
+
+
+def _rolled(
+    outs: list[Var],
+    chain: list[Var],
+    run: tuple[int, list[_Step]],
+    readers: dict[Var, list[Apply]],
+    wanted: set[Var],
+    log: RewriteTrace,
+    where: str,
+) -> list[Var]:
+    start, steps = run
+    n = len(steps)
+    members = chain[start - 1 : start + n]  # the carry before each step, then the last
+    # the step values read outside their step (by position in the step's nodes)
+    escapes: dict[tuple[int, int], None] = {}
+    for k, step in enumerate(steps):
+        mine = set(step.nodes)
+        nxt = set(steps[k + 1].nodes) if k + 1 < n else set()
+        for p, node in enumerate(step.nodes):
+            for out in node.outputs:
+                if out is members[k + 1] and k + 1 == n:
+                    continue  # the final carry: the scan's carry output
+                allowed = mine | nxt if out is members[k + 1] else mine
+                if out in wanted or any(r not in allowed for r in readers.get(out, ())):
+                    escapes[(p, out.index)] = None  # type: ignore[index]
+    positions = list(escapes)
+    width = len(steps[0].outer)
+    columns = [[s.outer[j] for s in steps] for j in range(width)]
+    scanned = [j for j in range(width) if any(v is not columns[j][0] for v in columns[j])]
+    closed = [
+        j for j in range(width) if j not in scanned and not isinstance(columns[j][0], Constant)
+    ]
+    body = _body(steps[0], scanned, closed, positions)
+    sequences = [_sequence(columns[j]) for j in scanned]
+    inputs = (members[0], *sequences, *(columns[j][0] for j in closed))
+    results = apply_op(Scan(body, 1, len(scanned), n, False), inputs)
+    final, ys = results[0], results[1:]
+    mapping: dict[Var, Var] = {members[-1]: final}
+    for y, (p, i) in zip(ys, positions, strict=True):
+        for k, step in enumerate(steps):
+            old = step.nodes[p].outputs[i]
+            if old is not members[-1]:
+                mapping[old] = _row(y, k)
+    log.append(TraceEntry(ROLL, members[-1], final, where))
+    return list(replace(outs, mapping))
+
+
+def _body(step: _Step, scanned: list[int], closed: list[int], ys: list[tuple[int, int]]) -> Any:
+    """The scan body of ``step``, rebuilt from its key: each use of an outer value (not
+    each Var: a constant 1.0 may be a sequence's value in one use and a constant in the
+    next) reads its slot's placeholder, or the constant where the slot is one."""
+    carry = step.nodes[-1].outputs[step.key[-1]]
+    types = [carry.type, *(step.outer[j].type for j in [*scanned, *closed])]
+    holders = [Placeholder(i, t) for i, t in enumerate(types)]
+    reads = {j: holders[1 + i] for i, j in enumerate([*scanned, *closed])}
+    built: list[tuple[Var, ...]] = []
+    for (op, refs), node in zip(step.key[:-1], step.nodes, strict=True):
+        ins = []
+        for ref, inp in zip(refs, node.inputs, strict=True):
+            if ref[0] == "carry":
+                ins.append(holders[0])
+            elif ref[0] == "node":
+                ins.append(built[ref[1]][ref[2]])
+            else:
+                ins.append(reads.get(ref[1], inp))
+        built.append(tuple(apply_op(op, tuple(ins))))
+    outs = [built[-1][step.key[-1]], *(built[p][i] for p, i in ys)]
+    return InnerGraph(holders, outs)
+
+
+def _row(y: Var, k: int) -> Var:
+    return getitem(y, k)
+
+
+def _sequence(values: Sequence[Var]) -> Var:
+    """One Var whose rows are ``values``."""
+    if all(isinstance(v, Constant) for v in values):
+        data = np.stack([np.asarray(v.data) for v in values])  # type: ignore[attr-defined]
+        return constant(data, dtype=values[0].type.dtype)
+    rows = _rows_of(values)
+    if rows is not None:
+        return rows
+    return stack(list(values))
+
+
+def _rows_of(values: Sequence[Var]) -> Var | None:
+    """``base[a : a + n * s : s]`` when ``values`` are ``base[a], base[a + s], ...``."""
+    base, at = None, []
+    for v in values:
+        node = v.owner
+        if node is None or not isinstance(node.op, Subtensor) or len(node.inputs) != 1:
+            return None
+        index = node.op.index
+        if len(index) != 1 or not isinstance(index[0], int) or index[0] < 0:
+            return None
+        if base is None:
+            base = node.inputs[0]
+        elif node.inputs[0] is not base:
+            return None
+        at.append(index[0])
+    step = at[1] - at[0]
+    if step == 0 or any(b - a != step for a, b in itertools.pairwise(at)):
+        return None
+    assert base is not None
+    stop = at[-1] + step
+    length = base.type.shape[0]
+    if step == 1 and at[0] == 0 and length == len(at):
+        return base
+    return getitem(base, slice(at[0], stop if stop >= 0 else None, step))
