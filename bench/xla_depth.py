@@ -3,13 +3,16 @@
 Run: ``make bench`` or ``.venv/bin/python bench/xla_depth.py [--quick] [--ops a,b] [--ks 25,100]``.
 
 Each case is a K-step unrolled chain on a float64 vector of 4, ``y = step(y, k)``, with the
-cost ``sum(y)`` and its gradient with respect to the input. Three systems build it:
+cost ``sum(y)`` and its gradient with respect to the input. Five systems build it:
 
 - ``rewritekit``: the chain in ``rewritekit.tensor``, ``rk.grad`` of the cost, compiled by
   ``rk.function`` (JAX backend, ``rules="default"``);
 - ``naive``: the hand-written JAX formula (``log1p(exp(v))`` for softplus), under
   ``jax.jit(jax.value_and_grad(...))``;
-- ``library``: the same with ``jax.nn`` / ``jax.scipy`` where they have the function.
+- ``library``: the same with ``jax.nn`` / ``jax.scipy`` where they have the function;
+- ``unrolled``: rewritekit with ``roll=False`` (in ``rk.grad`` and ``rk.function``): the
+  chain's steps stay unrolled, as before chains were rolled into scans;
+- ``scan``: the naive step in a hand-written ``lax.scan`` (what rolling aims at).
 
 For each system and K: "first" is everything up to the first result (what a user waits
 for): for rewritekit building the graph, ``rk.grad`` and ``rk.function`` (its rewrite:
@@ -39,7 +42,9 @@ from typing import Any
 import numpy as np
 
 RESULTS = Path(__file__).resolve().parent / "results" / "xla_depth.json"
-SYSTEMS = ("rewritekit", "naive", "library")
+SYSTEMS = ("rewritekit", "unrolled", "naive", "library", "scan")
+#: the systems that build a case's step of another system: its own step is its source's
+SOURCE = {"unrolled": "rewritekit", "scan": "naive"}
 
 # --- the cases ----------------------------------------------------------------------------
 # A case gives its step three times: over rewritekit.tensor (``rt``), as the naive JAX
@@ -188,7 +193,9 @@ class _Modules:
         self.rt, self.jnp, self.nn, self.jsp = rt, jnp, jax.nn, jsp
 
 
-def _compile_rewritekit(step: Step, m: _Modules, steps: int) -> Callable[[Any], Any]:
+def _compile_rewritekit(
+    step: Step, m: _Modules, steps: int, roll: bool = True
+) -> Callable[[Any], Any]:
     import rewritekit as rk
 
     x = m.rt.vector("x", shape=(4,))
@@ -196,7 +203,22 @@ def _compile_rewritekit(step: Step, m: _Modules, steps: int) -> Callable[[Any], 
     for k in range(steps):
         y = step(y, k, m)
     cost = m.rt.sum(y)
-    return rk.function([x], [cost, *rk.grad(cost, [x])], backend="jax", rules="default")
+    grads = rk.grad(cost, [x], roll=roll)
+    return rk.function([x], [cost, *grads], backend="jax", rules="default", roll=roll)
+
+
+def _compile_unrolled(step: Step, m: _Modules, steps: int) -> Callable[[Any], Any]:
+    return _compile_rewritekit(step, m, steps, roll=False)
+
+
+def _compile_scan(step: Step, m: _Modules, steps: int) -> Callable[[Any], Any]:
+    import jax
+
+    def cost(x: Any) -> Any:
+        y, _ = jax.lax.scan(lambda y, k: (step(y, k, m), None), x, m.jnp.arange(steps))
+        return m.jnp.sum(y)
+
+    return jax.jit(jax.value_and_grad(cost))
 
 
 def _compile_jax(step: Step, m: _Modules, steps: int) -> Callable[[Any], Any]:
@@ -239,8 +261,12 @@ def worker(case: str, system: str, ks: list[int]) -> None:
     jax.config.update("jax_enable_x64", True)  # a benchmark process: float64 throughout
     m = _Modules()
     jax.jit(lambda v: v + 1)(np.zeros(4))  # start the backend outside the timings
-    step = CASES[case][system]
-    build = _compile_rewritekit if system == "rewritekit" else _compile_jax
+    step = CASES[case][SOURCE.get(system, system)]
+    build = {
+        "rewritekit": _compile_rewritekit,
+        "unrolled": _compile_unrolled,
+        "scan": _compile_scan,
+    }.get(system, _compile_jax)
     x = np.linspace(-1.0, 1.0, 4)
     for steps in ks:
         start = time.perf_counter()
@@ -341,7 +367,7 @@ def main() -> None:
     parser.add_argument("--ops", help="comma-separated cases (default: all): " + ", ".join(CASES))
     parser.add_argument("--ks", help="comma-separated chain lengths (default 25,100,400)")
     parser.add_argument("--timeout", type=float, help="seconds per K (default 60; quick 30)")
-    parser.add_argument("--systems", default=",".join(SYSTEMS), help="default: all three")
+    parser.add_argument("--systems", default=",".join(SYSTEMS), help="default: all five")
     parser.add_argument("--out", type=Path, default=RESULTS, help=f"default {RESULTS.name}")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -365,7 +391,7 @@ def main() -> None:
     for case in cases:
         results[case] = {}
         for system in args.systems.split(","):
-            if CASES[case].get(system) is not None:
+            if CASES[case].get(SOURCE.get(system, system)) is not None:
                 results[case][system] = _run(case, system, ks, timeout)
                 print(f"# {case} {system}: done", file=sys.stderr, flush=True)
     print(f"# {platform.python_implementation()} {platform.python_version()}, {platform.machine()}")
