@@ -6,7 +6,7 @@ such a graph in time that grows faster than K (its fusion duplicates work across
 while the same step in ``lax.scan`` compiles once. This pass finds the chains and rolls
 each into a ``Scan`` whose body is the step:
 
-1. Each Var gets a structural signature: its Op and type and, ``DEPTH`` levels down, its
+1. Each Var gets a structural signature: its Op and type and, ``DEPTH`` (3) levels down, its
    inputs' (a constant by its type only, a graph input by itself). Members of one chain's
    steps share signatures, so the groups of at least ``MIN_STEPS`` equal signatures are
    the candidates; hash-consing makes the rest of a step's copies distinct Vars.
@@ -18,15 +18,18 @@ each into a ``Scan`` whose body is the step:
    connection) ends the chain. Steps are equal when their nodes, wiring and outer values'
    types are: a run of at least ``MIN_STEPS`` equal steps is rolled.
 4. An outer value that is the same in every step stays a closed-over input (a constant
-   stays in the body); one that varies becomes a scanned sequence: stacked constants, the
-   matching slice of an array the steps index one row at a time (``A[k]``), else a
-   stack. A step's value read outside the chain becomes a ``y`` output of the scan, and its
-   readers read the row of its step: so the gradient's backward chain, which reads the
-   forward steps' values, reads rows of the forward scan's ``ys`` and rolls in turn.
+   stays in the body); one that varies and is computed alike in each step
+   (``sigmoid(x * k)``) is computed in the step; what remains varying becomes a scanned
+   sequence: stacked constants, the matching slice of an array the steps index one row at
+   a time (``A[k]``), else a stack. A step's value read outside the chain becomes a ``y``
+   output of the scan, and its readers read the row of its step: so the gradient's
+   backward chain, which reads the forward steps' values, reads rows of the forward
+   scan's ``ys`` and rolls in turn.
 
 Values are exactly those of the unrolled graph (the body is the step itself). The pass
-runs in ``simplify_loops`` (so after the rules of ``rk.function``) and logs
-``loops.roll_chain``.
+runs in ``simplify_loops`` (so before and after the rules of ``rk.function``) and in
+``rk.grad`` before its rules, and logs ``loops.roll_chain``; docs/performance.md,
+"Unrolled loops become scans", has what it gains and costs.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 
 from rewritekit.ir import Apply, Constant, Var, apply_op, constant, replace, toposort
 from rewritekit.ir.inner import InnerGraph, Placeholder
+from rewritekit.rules.library import _chain_steps as cs
 from rewritekit.rules.trace import RewriteTrace, TraceEntry
 from rewritekit.tensor.control import Scan
 from rewritekit.tensor.joining import stack
@@ -47,27 +51,13 @@ from rewritekit.tensor.subtensor import Subtensor, getitem
 __all__ = ["MIN_STEPS", "roll_chains"]
 
 #: The fewest equal steps rolled into a scan. Below it, XLA compiles the unrolled steps
-#: quickly (docs/benchmarks.md, "Rolling chains").
+#: quickly (docs/performance.md, "Unrolled loops become scans").
 MIN_STEPS = 8
-#: How many levels of inputs a signature sees.
-DEPTH = 3
+#: The fewest nodes, over all its steps, of a chain rolled into a scan.
+MIN_NODES = 48
 #: The most rolls of one pass (each rebuilds the graph).
 MAX_ROLLS = 16
-#: The longest period of steps that differ in a repeating pattern (``MIN_STEPS`` blocks).
-MAX_PERIOD = 8
 ROLL = "loops.roll_chain"
-
-_Ref = tuple[Any, ...]
-
-
-class _Step:
-    """Step k of a chain: its nodes (each after its inputs), its outer values, and its key
-    (equal keys: equal steps)."""
-
-    __slots__ = ("key", "nodes", "outer")
-
-    def __init__(self, nodes: list[Apply], outer: list[Var], key: tuple[Any, ...]) -> None:
-        self.nodes, self.outer, self.key = nodes, outer, key
 
 
 def roll_chains(
@@ -88,8 +78,8 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
         return None
     # a chain's first steps have signatures that still see its start, so its group and
     # first run may be shorter by about DEPTH: _extend_back finds those steps
-    least = max(2, min_steps - DEPTH - 1)
-    groups = _groups(order, least)
+    least = max(2, min_steps - cs.DEPTH - 1)
+    groups = cs.groups(order, least)
     if not groups:
         return None
     readers: dict[Var, list[Apply]] = {}
@@ -104,16 +94,18 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
         """The chain's steps and longest run, with the values that vary from step to step
         computed in the steps where that keeps the run (``_pullable``)."""
         if latest is None:
-            latest = _chains(chain, order, position)[0][1]
-        steps = _steps(chain, latest, pull)
-        run = _longest_run(steps, least)
+            latest = cs.chains(chain, order, position)[0][1]
+        if not cs.passes_through(chain, latest, pull):
+            return [], None
+        steps = cs.steps_of(chain, latest, pull)
+        run = cs.longest_run(steps, least)
         while run is not None:
             more = _pullable(run[1]) - pull
             if not more:
                 break
             pull.update(more)
-            wider = _steps(chain, latest, pull)
-            wider_run = _longest_run(wider, least)
+            wider = cs.steps_of(chain, latest, pull)
+            wider_run = cs.longest_run(wider, least)
             if wider_run is None or len(wider_run[1]) < len(run[1]):
                 pull.difference_update(more)
                 break
@@ -121,7 +113,7 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
         return steps, run
 
     for group in groups:
-        for chain, latest in _chains(group, order, position):
+        for chain, latest in cs.chains(group, order, position):
             steps, run = best(chain, latest)
             if run is None:  # steps that differ with a period: roll p steps at a time
                 found = [(sub, best(sub)[1]) for sub in _periodic(chain, steps, least)]
@@ -132,7 +124,7 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
             elif not _regular(run[1]):
                 # values read from the rows of a scan rolled p steps at a time: p steps
                 start, n = run[0], len(run[1])
-                for p in range(2, min(MAX_PERIOD, n // min_steps) + 1):
+                for p in range(2, min(cs.MAX_PERIOD, n // min_steps) + 1):
                     sub = chain[start - 1 : start + (n // p) * p : p]
                     sub_run = best(sub)[1]
                     if sub_run is not None and _regular(sub_run[1]):
@@ -147,93 +139,62 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
 
 def _extend_back(
     chain: list[Var],
-    run: tuple[int, list[_Step]],
+    run: tuple[int, list[cs.Step]],
     order: list[Apply],
     position: dict[Apply, int],
     pull: set[Var],
-) -> tuple[list[Var], tuple[int, list[_Step]]]:
+) -> tuple[list[Var], tuple[int, list[cs.Step]]]:
     """``chain`` and ``run`` with the equal steps before the chain's first member added:
     the first steps of a chain, whose signatures still see its start (the input), are not
     in its group."""
     key = run[1][0].key
-    for _ in range(DEPTH + 1):
-        prev = _carry_of(key, chain[0])
+    for _ in range(cs.DEPTH + 1):
+        prev = cs.carry_of(key, chain[0])
         if prev is None or prev in chain:
             break
         longer = [prev, *chain]
-        latest = _chains(longer, order, position)[0][1]
-        step = _step(prev, chain[0], latest, 0, pull)
+        latest = cs.chains(longer, order, position)[0][1]
+        step = cs.step_between(prev, chain[0], latest, 0, pull)
         if step is None or step.key != key:
             break
         chain, run = longer, (1, [step, *run[1]])
     return chain, run
 
 
-def _carry_of(key: tuple[Any, ...], cur: Var) -> Var | None:
-    """The Var that plays the carry where ``cur`` is computed as the step ``key`` describes
-    (its nodes matched from ``cur`` down), or None if ``cur`` is not computed so."""
-    *template, out_index = key
-    if cur.owner is None or cur.index != out_index:
-        return None
-    matched: dict[int, Apply] = {len(template) - 1: cur.owner}
-    carry: Var | None = None
-    for t in range(len(template) - 1, -1, -1):
-        node = matched.get(t)
-        op, refs = template[t]
-        if node is None or node.op != op or len(node.inputs) != len(refs):
-            return None
-        for ref, inp in zip(refs, node.inputs, strict=True):
-            if ref[0] == "carry":
-                if carry is not None and inp is not carry:
-                    return None
-                carry = inp
-            elif ref[0] == "node":
-                if inp.owner is None or inp.index != ref[2]:
-                    return None
-                if matched.setdefault(ref[1], inp.owner) is not inp.owner:
-                    return None
-    return carry
-
-
-def _columns(steps: list[_Step]) -> list[list[Var]]:
-    """Each outer value across the steps."""
-    return [[s.outer[j] for s in steps] for j in range(len(steps[0].outer))]
-
-
-def _varies(column: list[Var]) -> bool:
-    return any(v is not column[0] for v in column)
-
-
-def _pullable(steps: list[_Step]) -> set[Var]:
+def _pullable(steps: list[cs.Step]) -> set[Var]:
     """The outer values that vary from step to step and are computed alike in each (the
     same Op) from something other than a row ``A[k]``: ``sigmoid(x * k)``, or
     ``sigmoid(Y[k])`` read by a gradient from a forward scan's rows. Computed inside the
     step, they leave the constants and rows they read as the sequences."""
     found: set[Var] = set()
-    for column in _columns(steps):
+    for column in cs.columns(steps):
         owners = [v.owner for v in column]
-        if not _varies(column) or any(o is None for o in owners):
+        if not cs.varies(column) or any(o is None for o in owners):
             continue
         op = owners[0].op  # type: ignore[union-attr]
         if all(
-            o.op == op and not _is_row(o) and getattr(op, "foldable", True)  # type: ignore[union-attr]
+            o.op == op and not cs.is_row(o) and getattr(op, "foldable", True)  # type: ignore[union-attr]
             for o in owners
         ):
             found.update(column)
     return found
 
 
-def _worth(steps: list[_Step]) -> bool:
+def _worth(steps: list[cs.Step]) -> bool:
     """False for a step of one node over the same values each time (``total + e``): the
-    rules fold such a chain (into ``200 * e``), which a loop would hide from them."""
-    return len(steps[0].nodes) > 1 or any(_varies(c) for c in _columns(steps))
+    rules fold such a chain (into ``200 * e``), which a loop would hide from them; and for
+    chains of fewer than ``MIN_NODES`` nodes in all, which XLA compiles in no time (eight
+    divisions ``c / x_k``, in a series' derivative) and a loop would only slow down."""
+    if len(steps) * len(steps[0].nodes) < MIN_NODES:
+        return False
+    return len(steps[0].nodes) > 1 or any(cs.varies(c) for c in cs.columns(steps))
 
 
-def _regular(steps: list[_Step]) -> bool:
+def _regular(steps: list[cs.Step]) -> bool:
     """True when each outer value that varies is constant or a row of one array."""
-    for column in _columns(steps):
+    for column in cs.columns(steps):
         if (
-            _varies(column)
+            cs.varies(column)
             and not all(isinstance(v, Constant) for v in column)
             and _rows_of(column) is None
         ):
@@ -244,183 +205,16 @@ def _regular(steps: list[_Step]) -> bool:
 # --- candidates ----------------------------------------------------------------------
 
 
-def _is_row(node: Apply) -> bool:
-    """``A[k]`` (static integer indices) of a computed or input array."""
-    op = node.op
-    return (
-        isinstance(op, Subtensor)
-        and all(isinstance(e, int) for e in op.index)
-        and not isinstance(node.inputs[0], Constant)
-    )
-
-
-def _groups(order: list[Apply], min_steps: int) -> list[list[Var]]:
-    """The Vars of at least ``min_steps + 1`` equal signatures, by first member."""
-    ids: dict[Any, int] = {}
-    sig: dict[Var, int] = {}
-
-    def leaf(v: Var) -> int:
-        key = ("c", v.type) if isinstance(v, Constant) else ("v", v)
-        return ids.setdefault(key, len(ids))
-
-    level: dict[Var, int] = {}
-    for node in order:
-        if not getattr(node.op, "foldable", True):
-            continue
-        op = node.op
-        if isinstance(op, Subtensor) and all(isinstance(e, int) for e in op.index):
-            op = Subtensor  # a row read (of a rolled chain's ys): which row does not matter
-        for out in node.outputs:
-            level[out] = ids.setdefault((op, out.index, out.type), len(ids))
-    sig = dict(level)
-    for _ in range(DEPTH):
-        new: dict[Var, int] = {}
-        for node in order:
-            ins = tuple(sig[i] if i in sig else leaf(i) for i in node.inputs)
-            for out in node.outputs:
-                if out in level:
-                    new[out] = ids.setdefault((level[out], ins), len(ids))
-        sig = new
-    groups: dict[int, list[Var]] = {}
-    for node in order:
-        for out in node.outputs:
-            if out in sig:
-                groups.setdefault(sig[out], []).append(out)
-    # earliest first: a forward chain rolls before the backward chain that reads it, which
-    # then reads rows of the forward scan's ys rather than a stack of its steps' values
-    return [g for g in groups.values() if len(g) > min_steps]
-
-
-def _chains(
-    group: list[Var], order: list[Apply], position: dict[Apply, int]
-) -> list[tuple[list[Var], dict[Var, int]]]:
-    """The chains of ``group``, each with ``latest``: for each Var from the group's first
-    member on, the index (in the group) of the latest member it depends on."""
-    index = {m: i for i, m in enumerate(group)}
-    head = group[0]  # an input when a chain is extended back to its start (_extend_back)
-    start = 0 if head.owner is None else position[head.owner]
-    stop = position[group[-1].owner]  # type: ignore[index]
-    latest: dict[Var, int] = {head: 0} if head.owner is None else {}
-    before: list[int] = [-1] * len(group)
-    for node in order[start : stop + 1]:
-        last = max((latest.get(i, -1) for i in node.inputs), default=-1)
-        for out in node.outputs:
-            own = index.get(out)
-            if own is None:
-                if last >= 0:
-                    latest[out] = last
-            else:
-                before[own] = last
-                latest[out] = own
-    after: dict[int, list[int]] = {}
-    for i, p in enumerate(before):
-        if p >= 0:
-            after.setdefault(p, []).append(i)
-    chains = []
-    for i in range(len(group)):
-        p = before[i]
-        if p >= 0 and after.get(p) == [i]:
-            continue  # not the start of a chain
-        members, j = [group[i]], i
-        while len(after.get(j, ())) == 1:
-            j = after[j][0]
-            members.append(group[j])
-        if len(members) > 1:
-            chains.append((members, latest))
-    chains.sort(key=lambda c: -len(c[0]))
-    return chains
-
-
-def _step(prev: Var, cur: Var, latest: dict[Var, int], first: int, pull: set[Var]) -> _Step | None:
-    """The step from ``prev`` to ``cur`` (None where it reads an earlier member)."""
-    if prev.type != cur.type:
-        return None  # the carry must keep its type (a scalar start broadcast by the step)
-    mark = latest[prev]
-    nodes: list[Apply] = []
-    state: dict[Apply, bool] = {}
-    stack_ = [cur.owner]
-
-    def inside(v: Var) -> bool:
-        if v is prev or v.owner is None:
-            return False
-        at = latest.get(v, -1)
-        return at == mark or (at < first and v in pull)
-
-    while stack_:
-        node = stack_[-1]
-        done = state.get(node)  # type: ignore[arg-type]
-        if done is None:
-            state[node] = False  # type: ignore[index]
-            for inp in reversed(node.inputs):  # type: ignore[union-attr]
-                if inside(inp) and inp.owner not in state:
-                    stack_.append(inp.owner)
-        else:
-            stack_.pop()
-            if not done:
-                state[node] = True  # type: ignore[index]
-                nodes.append(node)  # type: ignore[arg-type]
-    place = {node: i for i, node in enumerate(nodes)}
-    outer: list[Var] = []
-    slot: dict[Var, int] = {}
-    key: list[Any] = []
-    for node in nodes:
-        if not getattr(node.op, "foldable", True):
-            return None  # a random draw or a loop: never moved
-        refs: list[_Ref] = []
-        for inp in node.inputs:
-            if inp is prev:
-                refs.append(("carry",))
-            elif inside(inp):
-                refs.append(("node", place[inp.owner], inp.index))  # type: ignore[index]
-            elif latest.get(inp, -1) < first:
-                # a constant takes a slot per use: equal values in one step (y * 0.5 + c
-                # where c is 0.5) must not change the step's wiring
-                at = len(outer) if isinstance(inp, Constant) else slot.setdefault(inp, len(outer))
-                if at == len(outer):
-                    outer.append(inp)
-                refs.append(("outer", at, inp.type))
-            else:
-                return None  # reads an earlier member: a skip connection
-        key.append((node.op, tuple(refs)))
-    key.append(cur.index)
-    return _Step(nodes, outer, tuple(key))
-
-
-def _steps(chain: list[Var], latest: dict[Var, int], pull: set[Var]) -> list[_Step | None]:
-    """Step k (from ``chain[k]`` to ``chain[k + 1]``) of ``chain``, for each k."""
-    first = latest[chain[0]]
-    return [_step(chain[k - 1], chain[k], latest, first, pull) for k in range(1, len(chain))]
-
-
-def _longest_run(steps: list[_Step | None], min_steps: int) -> Any:
-    """The longest run of at least ``min_steps`` equal steps, as (start, steps): the run
-    goes from ``chain[start - 1]`` to ``chain[start + len(steps) - 1]``. None if none."""
-    best: tuple[int, list[_Step]] | None = None
-    i = 0
-    while i < len(steps):
-        head = steps[i]
-        if head is None:
-            i += 1
-            continue
-        j = i + 1
-        while j < len(steps) and steps[j] is not None and steps[j].key == head.key:  # type: ignore[union-attr]
-            j += 1
-        if j - i >= min_steps and (best is None or j - i > len(best[1])):
-            best = (i + 1, steps[i:j])  # type: ignore[arg-type]
-        i = j
-    return best
-
-
-def _periodic(chain: list[Var], steps: list[_Step | None], least: int) -> list[list[Var]]:
-    """For the smallest period p (at most ``MAX_PERIOD``) with which the steps of a stretch
+def _periodic(chain: list[Var], steps: list[cs.Step | None], least: int) -> list[list[Var]]:
+    """For the smallest period p (at most ``cs.MAX_PERIOD``) with which the steps of a stretch
     of ``chain`` repeat for ``least`` blocks, the chains of every p-th member of the
     stretch, one per offset. Steps repeat with a period where ``y + c_k`` with
     ``c_k = k % 5`` loses its ``+ 0`` every fifth step, or where a step has two members of
     the group, the second reading the step's start too (not a step on its own: None)."""
     keys = [None if s is None else s.key for s in steps]
-    if sum(k is not None for k in keys) * MAX_PERIOD < len(keys):
+    if sum(k is not None for k in keys) * cs.MAX_PERIOD < len(keys):
         return []  # the group's members are not where the chain passes through
-    for p in range(2, MAX_PERIOD + 1):
+    for p in range(2, cs.MAX_PERIOD + 1):
         i, best = 0, (0, 0)
         while i + p < len(keys):
             j = i
@@ -443,7 +237,7 @@ def _periodic(chain: list[Var], steps: list[_Step | None], least: int) -> list[l
 def _rolled(
     outs: list[Var],
     chain: list[Var],
-    run: tuple[int, list[_Step]],
+    run: tuple[int, list[cs.Step]],
     readers: dict[Var, list[Apply]],
     wanted: set[Var],
     log: RewriteTrace,
@@ -486,7 +280,7 @@ def _rolled(
     return list(replace(outs, mapping))
 
 
-def _body(step: _Step, scanned: list[int], closed: list[int], ys: list[tuple[int, int]]) -> Any:
+def _body(step: cs.Step, scanned: list[int], closed: list[int], ys: list[tuple[int, int]]) -> Any:
     """The scan body of ``step``, rebuilt from its key: each use of an outer value (not
     each Var: a constant 1.0 may be a sequence's value in one use and a constant in the
     next) reads its slot's placeholder, or the constant where the slot is one."""

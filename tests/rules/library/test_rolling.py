@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import rewritekit as rk
 import rewritekit.random as rr
 import rewritekit.tensor as rt
-from rewritekit.rules.library.rolling import MIN_STEPS, roll_chains
+from rewritekit.rules.library.rolling import MIN_NODES, MIN_STEPS, roll_chains
 from rewritekit.rules.trace import RewriteTrace
 from rewritekit.tensor.control import Scan
 
@@ -70,7 +70,7 @@ def test_a_chain_becomes_one_scan_with_the_same_values() -> None:
 def test_the_constants_that_vary_become_a_sequence_and_equal_ones_stay() -> None:
     # step 2's constant is 0.5, the same Constant as the multiplier: each use has its slot
     x = rt.vector("x", shape=(4,))
-    y = _chain(x, 12, lambda y, k: rt.tanh(y * 0.5 + 0.25 * k))
+    y = _chain(x, 20, lambda y, k: rt.tanh(y * 0.5 + 0.25 * k))
     (rolled,), _ = _rolled([y])
     (scan,) = _scans(rolled)
     assert scan.n_seq == 1
@@ -79,20 +79,31 @@ def test_the_constants_that_vary_become_a_sequence_and_equal_ones_stay() -> None
 
 def test_a_chain_shorter_than_the_minimum_stays_unrolled() -> None:
     x = rt.vector("x", shape=(4,))
-    y = _chain(x, MIN_STEPS - 1, lambda y, k: rt.tanh(y * 0.5 + k))
+    y = _chain(x, MIN_STEPS - 1, lambda y, k: rt.tanh(rt.sin(y * 0.5 + k) * 2.0 + 1.0) * 0.5)
     (rolled,), log = _rolled([y])
     assert rolled is y and not log
 
 
+def test_a_chain_of_few_nodes_in_all_stays_unrolled() -> None:
+    x = rt.vector("x", shape=(4,))
+    y = _chain(x, 12, lambda y, k: y / (1.5 + k))  # 12 divisions: less than MIN_NODES
+    (rolled,), log = _rolled([y])
+    assert rolled is y and not log
+    longer = _chain(x, MIN_NODES + 2, lambda y, k: y / (1.5 + k))
+    (rolled,), log = _rolled([longer])
+    assert len(_scans(rolled)) == 1
+    np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], longer, [X]), rtol=1e-14)
+
+
 def test_rows_of_an_input_become_the_scanned_sequence() -> None:
-    x, w = rt.vector("x", shape=(3,)), rt.matrix("w", shape=(10, 3))
-    y = _chain(x, 10, lambda y, k: rt.tanh(y * w[k] + 0.1))
+    x, w = rt.vector("x", shape=(3,)), rt.matrix("w", shape=(20, 3))
+    y = _chain(x, 20, lambda y, k: rt.tanh(y * w[k] + 0.1))
     (rolled,), _ = _rolled([y])
     (node,) = [n for n in rk.toposort(rolled) if isinstance(n.op, Scan)]
     assert node.op.n_seq == 1
     seq = node.inputs[1]  # w itself or its rows from the first rolled step on
     assert seq is w or (seq.owner is not None and seq.owner.inputs[0] is w)
-    data = [X[:3], np.random.default_rng(0).normal(size=(10, 3))]
+    data = [X[:3], np.random.default_rng(0).normal(size=(20, 3))]
     np.testing.assert_allclose(_values([x, w], rolled, data), _values([x, w], y, data), rtol=1e-14)
 
 
@@ -228,7 +239,7 @@ def _step_of(ops: list[str], scales: list[float], m: str) -> object:
 @given(
     ops=st.lists(st.sampled_from(sorted(_UNARY)), min_size=1, max_size=3),
     scales=st.lists(st.floats(0.2, 0.9), min_size=3, max_size=3),
-    steps=st.integers(MIN_STEPS + 1, 30),  # the first step, from x, stays outside
+    steps=st.integers(12, 30),  # 4-15 nodes a step: MIN_NODES (48) in all
 )
 def test_rolled_chains_and_gradients_match_jax(
     ops: list[str], scales: list[float], steps: int
@@ -252,3 +263,19 @@ def test_rolled_chains_and_gradients_match_jax(
         np.testing.assert_allclose(grad, want_grad, rtol=1e-9, atol=1e-12)
     unrolled = rk.function([x], [cost, rk.grad(cost, x, roll=False)], backend="numpy", roll=False)
     np.testing.assert_allclose(unrolled(X)[1], grad, rtol=1e-9, atol=1e-12)
+
+
+def test_a_step_that_may_change_an_unknown_shape_is_not_rolled() -> None:
+    x = rt.vector("x")  # length unknown: concatenate([y, y]) has y's type, not its shape
+    y = _chain(x, 12, lambda y, k: rt.concatenate([y, y])[: rt.shape(y)[0] + 1] * (1.0 + k))
+    (rolled,), log = _rolled([y])
+    assert not log
+    np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]))
+
+
+def test_an_elementwise_step_over_a_vector_of_unknown_length_rolls() -> None:
+    x = rt.vector("x")
+    y = _chain(x, 20, lambda y, k: rt.tanh(y * 0.5 + 0.1 * k))
+    (rolled,), _ = _rolled([y])
+    assert len(_scans(rolled)) == 1
+    np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]), rtol=1e-14)
