@@ -551,3 +551,34 @@ def test_a_jvp_rule_of_the_wrong_type_is_named():
         GraphTypeError, match=r"_BadTangent: jvp gave output 0 a tangent of type float32"
     ):
         rk.jvp(_BadTangent()(x), x, rt.ones_like(x))
+
+
+def test_an_elementwise_body_of_many_residuals_is_recomputed_in_reverse():
+    # each step's derivative reads many of its values: stored, they would be 2 + per step
+    xs, c0 = rt.vector("xs", shape=(12,)), rt.scalar("c0")
+
+    def step(c, x):
+        a = rt.sin(c * x)
+        b = rt.exp(-a * a) / (1.0 + c * c)
+        return rt.tanh(a + b) * rt.cos(b * x) + rt.log1p(a * a), None
+
+    final, _ = rk.scan(step, c0, xs)
+    g_c, g_x = rk.grad(final, [c0, xs], stabilize=False)
+    reverse = [
+        n for n in rk.toposort([g_c, g_x]) if isinstance(n.op, Scan) and n.op.reverse is True
+    ]
+    assert reverse and all(n.op.n_seq == 2 for n in reverse)  # the carries and xs only
+
+    def reference(c, v):
+        def body(c, x):
+            a = jnp.sin(c * x)
+            b = jnp.exp(-a * a) / (1.0 + c * c)
+            return jnp.tanh(a + b) * jnp.cos(b * x) + jnp.log1p(a * a), None
+
+        return jax.lax.scan(body, c, v)[0]
+
+    data = [np.linspace(-1.0, 1.2, 12), np.float64(0.3)]
+    got = both([xs, c0], [g_c, g_x], *data)
+    with jax.enable_x64(True):
+        want = jax.grad(reference, argnums=(0, 1))(data[1], data[0])
+    close(got, want)

@@ -27,6 +27,7 @@ from rewritekit.tensor.joining import concatenate
 from rewritekit.tensor.layout import reshape
 from rewritekit.tensor.shape_vectors import shape_i
 from rewritekit.tensor.transcendental import sqrt
+from rewritekit.tensor.ufunc import Elemwise
 
 if TYPE_CHECKING:
     from rewritekit.tensor.control.ops import Cond, Scan, While
@@ -88,9 +89,11 @@ def scan_vjp(
     The forward values the vjp reads (the residuals: the body's values at that step, and
     the derivative factors computed from them alone, as JAX's linearization stores) are
     stacked by the forward scan as extra ``y`` outputs (``Scan.stored``; ``merge_scans``
-    makes it the forward loop itself), so the reverse step recomputes none of them.
-    ``history``: the carries each step starts from, stacked, when the caller has them (a
-    checkpointed loop): the reverse step then recomputes the forward step from them.
+    makes it the forward loop itself), so the reverse step recomputes none of them; but an
+    elementwise step whose residuals outnumber its carries and sequences
+    ``RECOMPUTE_AFTER`` times over is recomputed from the carries instead. ``history``:
+    the carries each step starts from, stacked, when the caller has them (a checkpointed
+    loop): the reverse step then recomputes the forward step from them.
     """
     nc, ns = op.n_carry, op.n_seq
     init, seqs, consts = inputs[:nc], inputs[nc : nc + ns], inputs[nc + ns :]
@@ -119,7 +122,11 @@ def scan_vjp(
     if history is not None or op.checkpoint:
         stored_t, stored = [*c_t, *x_t], [*(history or op.history(inputs)), *seqs]
     else:
-        stored_t, stored, step = _residuals(op, inputs, [*c_t, *x_t], k_t, step)
+        stored_t, stored, stepped = _residuals(op, inputs, [*c_t, *x_t], k_t, step)
+        if _recompute(op, len(stored_t)):
+            stored_t, stored = [*c_t, *x_t], [*op.history(inputs), *seqs]
+        else:
+            step = stepped
     args = [*g_c, *acc, *stored_t, *ct_y, *k_t]
     graph, free = close_over(args, step)
     back = type(op)(graph, len(dc) + len(dk), len(stored_t) + len(dy), op.length, not op.reverse)
@@ -140,6 +147,21 @@ def scan_vjp(
     for r, i in enumerate(dx):
         result[nc + i] = results[len(dc) + len(dk) + r]
     return result
+
+
+#: A reverse step recomputes an elementwise forward step, reading only the carries it
+#: started from, where storing its residuals would take more than this many stacked
+#: values per carry and sequence: each stacked value is a store in the forward loop and a
+#: load in the reverse one, which on XLA's CPU cost more than the elementwise work again
+#: (the asymptotic ``log(erfc(x))``'s derivative reads 24 values of a step of 48 nodes).
+RECOMPUTE_AFTER = 3
+
+
+def _recompute(op: Scan, n_stored: int) -> bool:
+    """Whether the reverse step recomputes the forward step rather than read residuals."""
+    if n_stored <= RECOMPUTE_AFTER * (op.n_carry + op.n_seq):
+        return False
+    return all(isinstance(node.op, Elemwise) for node in toposort(op.body.outputs))
 
 
 def _residuals(
