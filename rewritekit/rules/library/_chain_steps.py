@@ -2,8 +2,9 @@
 of a group, the steps between members, runs of equal steps.
 
 A step is described by its key: for each of its nodes (each after its inputs) the Op and
-where each input comes from (the carry, another node of the step by position, or an outer
-value by slot and type), then the output index of the member. Equal keys: equal steps.
+where each input comes from (a carry by slot, another node of the step by position, or an
+outer value by slot and type), then where each carry out comes from, then the number of
+carries in. Equal keys: equal steps.
 """
 
 from __future__ import annotations
@@ -25,13 +26,21 @@ _Ref = tuple[Any, ...]
 
 
 class Step:
-    """Step k of a chain: its nodes (each after its inputs), its outer values, and its key
-    (equal keys: equal steps)."""
+    """Step k of a chain: its nodes (each after its inputs), its outer values, its key
+    (equal keys: equal steps) and its carries."""
 
-    __slots__ = ("key", "nodes", "outer")
+    __slots__ = ("ins", "key", "nodes", "outer", "outs")
 
-    def __init__(self, nodes: list[Apply], outer: list[Var], key: tuple[Any, ...]) -> None:
+    def __init__(
+        self,
+        nodes: list[Apply],
+        outer: list[Var],
+        key: tuple[Any, ...],
+        ins: list[Var],
+        outs: list[Var],
+    ) -> None:
         self.nodes, self.outer, self.key = nodes, outer, key
+        self.ins, self.outs = ins, outs  # the carries it reads and computes, in order
 
 
 def is_row(node: Apply) -> bool:
@@ -127,21 +136,35 @@ def chains(
 
 
 def step_between(
-    prev: Var, cur: Var, latest: dict[Var, int], first: int, pull: set[Var]
+    prev: Var,
+    roots: list[Var],
+    latest: dict[Var, int],
+    first: int,
+    pull: set[Var],
+    position: dict[Apply, int],
+    back: int | None = None,
 ) -> Step | None:
-    """The step from ``prev`` to ``cur`` (None where it reads an earlier member)."""
-    if prev.type != cur.type:
-        return None  # the carry must keep its type (a scalar start broadcast by the step)
+    """The step from ``prev`` to ``roots[0]`` (the next member), computing ``roots`` (its
+    carries out: the member, then the values the next step reads as carries), or None.
+
+    It reads ``prev`` and, where ``back`` is the index of the member before ``prev``, the
+    values computed after that member that are carries from the step before (``b_k`` of a
+    state ``(a_k, b_k)`` whose two halves read each other), in graph order. Reading an
+    earlier value (a skip connection) makes it no step."""
+    cur = roots[0]
     mark = latest[prev]
     nodes: list[Apply] = []
     state: dict[Apply, bool] = {}
-    stack_ = [cur.owner]
 
     def inside(v: Var) -> bool:
         if v is prev or v.owner is None:
             return False
         at = latest.get(v, -1)
         return at == mark or (at < first and v in pull)
+
+    if any(r is not prev and not inside(r) for r in roots[1:]):
+        return None  # (the member itself is its own latest member)
+    stack_ = [r.owner for r in reversed(roots) if r is not prev]
 
     while stack_:
         node = stack_[-1]
@@ -157,6 +180,15 @@ def step_between(
                 state[node] = True  # type: ignore[index]
                 nodes.append(node)  # type: ignore[arg-type]
     place = {node: i for i, node in enumerate(nodes)}
+    carries: dict[Var, None] = {prev: None}
+    for node in nodes:
+        for inp in node.inputs:
+            if inp is not prev and not inside(inp) and latest.get(inp, -1) >= first:
+                if back is None or latest.get(inp) != back:
+                    return None  # reads an earlier member: a skip connection
+                carries[inp] = None
+    ins = [prev, *sorted(list(carries)[1:], key=lambda v: (position[v.owner], v.index))]  # type: ignore[index]
+    slot_of = {v: i for i, v in enumerate(ins)}
     outer: list[Var] = []
     slot: dict[Var, int] = {}
     key: list[Any] = []
@@ -165,24 +197,30 @@ def step_between(
             return None  # a random draw or a loop: never moved
         refs: list[_Ref] = []
         for inp in node.inputs:
-            if inp is prev:
-                refs.append(("carry",))
+            if inp in slot_of:
+                refs.append(("carry", slot_of[inp]))
             elif inside(inp):
                 refs.append(("node", place[inp.owner], inp.index))  # type: ignore[index]
-            elif latest.get(inp, -1) < first:
+            else:
                 # a constant takes a slot per use: equal values in one step (y * 0.5 + c
                 # where c is 0.5) must not change the step's wiring
                 at = len(outer) if isinstance(inp, Constant) else slot.setdefault(inp, len(outer))
                 if at == len(outer):
                     outer.append(inp)
                 refs.append(("outer", at, inp.type))
-            else:
-                return None  # reads an earlier member: a skip connection
         key.append((node.op, tuple(refs)))
-    key.append(cur.index)
+    key.append(
+        tuple(
+            ("carry", slot_of[r]) if r in slot_of else ("node", place[r.owner], r.index)  # type: ignore[index]
+            for r in roots
+        )
+    )
+    key.append(len(ins))
+    if prev.type != cur.type or any(None in v.type.shape for v in roots[1:]):
+        return None  # a carry keeps its type (a scalar start broadcast by the step)
     if None in cur.type.shape and not keeps_shape(nodes, outer):
         return None
-    return Step(nodes, outer, tuple(key))
+    return Step(nodes, outer, tuple(key), ins, list(roots))
 
 
 def keeps_shape(nodes: list[Apply], outer: list[Var]) -> bool:
@@ -192,22 +230,55 @@ def keeps_shape(nodes: list[Apply], outer: list[Var]) -> bool:
     return all(isinstance(n.op, Elemwise) for n in nodes) and all(v.ndim == 0 for v in outer)
 
 
-def passes_through(chain: list[Var], latest: dict[Var, int], pull: set[Var]) -> bool:
+def passes_through(
+    chain: list[Var],
+    latest: dict[Var, int],
+    pull: set[Var],
+    position: dict[Apply, int],
+    multi: bool = True,
+) -> bool:
     """Whether any of ``MAX_PERIOD`` steps in the middle of ``chain`` is a step: where none
     is, the members are not where the chain passes through (``y * 0.5`` beside the
     ``softplus(y)`` that also reads ``y``), and no run or period would be found."""
     first = latest[chain[0]]
-    middle = max(1, (len(chain) - MAX_PERIOD) // 2)
+    middle = max(2, (len(chain) - MAX_PERIOD) // 2)
     stop = min(len(chain), middle + MAX_PERIOD)
     return any(
-        step_between(chain[k - 1], chain[k], latest, first, pull) for k in range(middle, stop)
+        step_between(
+            chain[k - 1],
+            [chain[k]],
+            latest,
+            first,
+            pull,
+            position,
+            latest[chain[k - 2]] if multi else None,
+        )
+        for k in range(middle, stop)
     )
 
 
-def steps_of(chain: list[Var], latest: dict[Var, int], pull: set[Var]) -> list[Step | None]:
-    """Step k (from ``chain[k]`` to ``chain[k + 1]``) of ``chain``, for each k."""
+def steps_of(
+    chain: list[Var],
+    latest: dict[Var, int],
+    pull: set[Var],
+    position: dict[Apply, int],
+    multi: bool = True,
+) -> list[Step | None]:
+    """Step k (from ``chain[k - 1]`` to ``chain[k]``) of ``chain``, for k from 1; with
+    ``multi``, steps may carry more than their member.
+
+    Last step first: the carries a step reads besides the member before it are what the
+    step before computes besides its member (its roots), so each step's roots are known
+    when it is searched."""
     first = latest[chain[0]]
-    return [step_between(chain[k - 1], chain[k], latest, first, pull) for k in range(1, len(chain))]
+    found: list[Step | None] = [None] * (len(chain) - 1)
+    extra: list[Var] = []  # the carries the step after reads besides its member
+    for k in range(len(chain) - 1, 0, -1):
+        back = latest[chain[k - 2]] if k >= 2 and multi else None
+        step = step_between(chain[k - 1], [chain[k], *extra], latest, first, pull, position, back)
+        found[k - 1] = step
+        extra = step.ins[1:] if step is not None else []
+    return found
 
 
 def longest_run(steps: list[Step | None], min_steps: int) -> Any:
@@ -230,12 +301,15 @@ def longest_run(steps: list[Step | None], min_steps: int) -> Any:
 
 
 def carry_of(key: tuple[Any, ...], cur: Var) -> Var | None:
-    """The Var that plays the carry where ``cur`` is computed as the step ``key`` describes
-    (its nodes matched from ``cur`` down), or None if ``cur`` is not computed so."""
-    *template, out_index = key
-    if cur.owner is None or cur.index != out_index:
+    """The Var that plays the carry where ``cur`` is computed as the step ``key`` (of one
+    carry) describes, its nodes matched from ``cur`` down; None if ``cur`` is not computed
+    so or the step has more carries."""
+    *template, outs, n_in = key
+    if n_in != 1 or len(outs) != 1 or outs[0][0] != "node":
         return None
-    matched: dict[int, Apply] = {len(template) - 1: cur.owner}
+    if cur.owner is None or cur.index != outs[0][2]:
+        return None
+    matched: dict[int, Apply] = {outs[0][1]: cur.owner}
     carry: Var | None = None
     for t in range(len(template) - 1, -1, -1):
         node = matched.get(t)

@@ -14,8 +14,10 @@ each into a ``Scan`` whose body is the step:
    predecessors gives chains ``m_0 -> m_1 -> ... -> m_K``.
 3. Step k is the subgraph of the nodes that depend on ``m_{k-1}`` and that ``m_k`` reads;
    what else it reads are its outer values (constants, inputs, values computed before the
-   chain). A step that reads an earlier member other than through ``m_{k-1}`` (a skip
-   connection) ends the chain. Steps are equal when their nodes, wiring and outer values'
+   chain). Where no chain of one carry rolls, a step may also read values of step k-1
+   (the other half of a state whose halves read each other: momentum's ``(p, v)``),
+   which become carries too; a step that reads further back (a skip connection) ends
+   the chain. Steps are equal when their nodes, wiring and outer values'
    types are: a run of at least ``MIN_STEPS`` equal steps is rolled.
 4. An outer value that is the same in every step stays a closed-over input (a constant
    stays in the body); one that varies and is computed alike in each step
@@ -90,21 +92,21 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
     wanted = set(outs)
     pull: set[Var] = set()  # values a step computes though they do not depend on the chain
 
-    def best(chain: list[Var], latest: dict[Var, int] | None = None) -> Any:
+    def best(chain: list[Var], multi: bool, latest: dict[Var, int] | None = None) -> Any:
         """The chain's steps and longest run, with the values that vary from step to step
         computed in the steps where that keeps the run (``_pullable``)."""
         if latest is None:
             latest = cs.chains(chain, order, position)[0][1]
-        if not cs.passes_through(chain, latest, pull):
+        if not cs.passes_through(chain, latest, pull, position, multi):
             return [], None
-        steps = cs.steps_of(chain, latest, pull)
+        steps = cs.steps_of(chain, latest, pull, position, multi)
         run = cs.longest_run(steps, least)
         while run is not None:
             more = _pullable(run[1]) - pull
             if not more:
                 break
             pull.update(more)
-            wider = cs.steps_of(chain, latest, pull)
+            wider = cs.steps_of(chain, latest, pull, position, multi)
             wider_run = cs.longest_run(wider, least)
             if wider_run is None or len(wider_run[1]) < len(run[1]):
                 pull.difference_update(more)
@@ -112,28 +114,31 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
             steps, run = wider, wider_run
         return steps, run
 
-    for group in groups:
-        for chain, latest in cs.chains(group, order, position):
-            steps, run = best(chain, latest)
-            if run is None:  # steps that differ with a period: roll p steps at a time
-                found = [(sub, best(sub)[1]) for sub in _periodic(chain, steps, least)]
-                found = [(sub, r) for sub, r in found if r is not None]
-                if not found:
-                    continue
-                chain, run = max(found, key=lambda pair: len(pair[1][1]))
-            elif not _regular(run[1]):
-                # values read from the rows of a scan rolled p steps at a time: p steps
-                start, n = run[0], len(run[1])
-                for p in range(2, min(cs.MAX_PERIOD, n // min_steps) + 1):
-                    sub = chain[start - 1 : start + (n // p) * p : p]
-                    sub_run = best(sub)[1]
-                    if sub_run is not None and _regular(sub_run[1]):
-                        chain, run = sub, sub_run
-                        break
-            if run[0] == 1:
-                chain, run = _extend_back(chain, run, order, position, pull)
-            if len(run[1]) >= min_steps and _worth(run[1]):
-                return _rolled(outs, chain, run, readers, wanted, log, where)
+    for multi in (False, True):  # steps that carry more than their member: tried last
+        for group in groups:
+            for chain, latest in cs.chains(group, order, position):
+                steps, run = best(chain, multi, latest)
+                if run is None:  # steps that differ with a period: roll p steps at a time
+                    found = [(sub, best(sub, multi)[1]) for sub in _periodic(chain, steps, least)]
+                    found = [(sub, r) for sub, r in found if r is not None]
+                    if not found:
+                        continue
+                    chain, run = max(found, key=lambda pair: len(pair[1][1]))
+                elif not _regular(run[1]):
+                    # values read from the rows of a scan rolled p steps at a time: p steps
+                    start, n = run[0], len(run[1])
+                    for p in range(2, min(cs.MAX_PERIOD, n // min_steps) + 1):
+                        sub = chain[start - 1 : start + (n // p) * p : p]
+                        sub_run = best(sub, multi)[1]
+                        if sub_run is not None and _regular(sub_run[1]):
+                            chain, run = sub, sub_run
+                            break
+                if run[0] == 1:
+                    chain, run = _extend_back(chain, run, order, position, pull)
+                if len(run[1]) >= min_steps and _worth(run[1]):
+                    rolled = _rolled(outs, run, readers, wanted, log, where)
+                    if rolled is not None:
+                        return rolled
     return None
 
 
@@ -154,7 +159,7 @@ def _extend_back(
             break
         longer = [prev, *chain]
         latest = cs.chains(longer, order, position)[0][1]
-        step = cs.step_between(prev, chain[0], latest, 0, pull)
+        step = cs.step_between(prev, [chain[0]], latest, 0, pull, position)
         if step is None or step.key != key:
             break
         chain, run = longer, (1, [step, *run[1]])
@@ -236,47 +241,53 @@ def _periodic(chain: list[Var], steps: list[cs.Step | None], least: int) -> list
 
 def _rolled(
     outs: list[Var],
-    chain: list[Var],
     run: tuple[int, list[cs.Step]],
     readers: dict[Var, list[Apply]],
     wanted: set[Var],
     log: RewriteTrace,
     where: str,
-) -> list[Var]:
-    start, steps = run
+) -> list[Var] | None:
+    """``outs`` with the steps of ``run`` replaced by a scan; None where its carries would
+    change type."""
+    steps = run[1]
     n = len(steps)
-    members = chain[start - 1 : start + n]  # the carry before each step, then the last
+    inits, finals = steps[0].ins, steps[-1].outs
+    if len(finals) != len(inits):
+        return None
+    if any(a.type != b.type for a, b in zip(inits, finals, strict=True)):
+        return None
     # the step values read outside their step (by position in the step's nodes)
     escapes: dict[tuple[int, int], None] = {}
     for k, step in enumerate(steps):
         mine = set(step.nodes)
         nxt = set(steps[k + 1].nodes) if k + 1 < n else set()
+        carried = set(step.outs)
         for p, node in enumerate(step.nodes):
             for out in node.outputs:
-                if out is members[k + 1] and k + 1 == n:
-                    continue  # the final carry: the scan's carry output
-                allowed = mine | nxt if out is members[k + 1] else mine
+                if out in carried and k + 1 == n:
+                    continue  # a final carry: the scan's carry output
+                allowed = mine | nxt if out in carried else mine
                 if out in wanted or any(r not in allowed for r in readers.get(out, ())):
                     escapes[(p, out.index)] = None  # type: ignore[index]
     positions = list(escapes)
-    width = len(steps[0].outer)
-    columns = [[s.outer[j] for s in steps] for j in range(width)]
-    scanned = [j for j in range(width) if any(v is not columns[j][0] for v in columns[j])]
+    columns = cs.columns(steps)
+    scanned = [j for j, column in enumerate(columns) if cs.varies(column)]
     closed = [
-        j for j in range(width) if j not in scanned and not isinstance(columns[j][0], Constant)
+        j
+        for j, column in enumerate(columns)
+        if j not in scanned and not isinstance(column[0], Constant)
     ]
     body = _body(steps[0], scanned, closed, positions)
     sequences = [_sequence(columns[j]) for j in scanned]
-    inputs = (members[0], *sequences, *(columns[j][0] for j in closed))
-    results = apply_op(Scan(body, 1, len(scanned), n, False), inputs)
-    final, ys = results[0], results[1:]
-    mapping: dict[Var, Var] = {members[-1]: final}
-    for y, (p, i) in zip(ys, positions, strict=True):
+    inputs = (*inits, *sequences, *(columns[j][0] for j in closed))
+    nc = len(inits)
+    results = apply_op(Scan(body, nc, len(scanned), n, False), inputs)
+    mapping: dict[Var, Var] = {}
+    for y, (p, i) in zip(results[nc:], positions, strict=True):
         for k, step in enumerate(steps):
-            old = step.nodes[p].outputs[i]
-            if old is not members[-1]:
-                mapping[old] = _row(y, k)
-    log.append(TraceEntry(ROLL, members[-1], final, where))
+            mapping[step.nodes[p].outputs[i]] = _row(y, k)
+    mapping.update(zip(finals, results[:nc], strict=True))
+    log.append(TraceEntry(ROLL, finals[0], results[0], where))
     return list(replace(outs, mapping))
 
 
@@ -284,23 +295,24 @@ def _body(step: cs.Step, scanned: list[int], closed: list[int], ys: list[tuple[i
     """The scan body of ``step``, rebuilt from its key: each use of an outer value (not
     each Var: a constant 1.0 may be a sequence's value in one use and a constant in the
     next) reads its slot's placeholder, or the constant where the slot is one."""
-    carry = step.nodes[-1].outputs[step.key[-1]]
-    types = [carry.type, *(step.outer[j].type for j in [*scanned, *closed])]
+    nc = len(step.ins)
+    types = [*(v.type for v in step.ins), *(step.outer[j].type for j in [*scanned, *closed])]
     holders = [Placeholder(i, t) for i, t in enumerate(types)]
-    reads = {j: holders[1 + i] for i, j in enumerate([*scanned, *closed])}
+    reads = {j: holders[nc + i] for i, j in enumerate([*scanned, *closed])}
+    *template, carried, _ = step.key
     built: list[tuple[Var, ...]] = []
-    for (op, refs), node in zip(step.key[:-1], step.nodes, strict=True):
+    for (op, refs), node in zip(template, step.nodes, strict=True):
         ins = []
         for ref, inp in zip(refs, node.inputs, strict=True):
             if ref[0] == "carry":
-                ins.append(holders[0])
+                ins.append(holders[ref[1]])
             elif ref[0] == "node":
                 ins.append(built[ref[1]][ref[2]])
             else:
                 ins.append(reads.get(ref[1], inp))
         built.append(tuple(apply_op(op, tuple(ins))))
-    outs = [built[-1][step.key[-1]], *(built[p][i] for p, i in ys)]
-    return InnerGraph(holders, outs)
+    carries = [holders[r[1]] if r[0] == "carry" else built[r[1]][r[2]] for r in carried]
+    return InnerGraph(holders, [*carries, *(built[p][i] for p, i in ys)])
 
 
 def _row(y: Var, k: int) -> Var:

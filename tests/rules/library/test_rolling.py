@@ -279,3 +279,56 @@ def test_an_elementwise_step_over_a_vector_of_unknown_length_rolls() -> None:
     (rolled,), _ = _rolled([y])
     assert len(_scans(rolled)) == 1
     np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]), rtol=1e-14)
+
+
+def _momentum(p: object, v: object, steps: int, m: object) -> object:
+    for _ in range(steps):
+        v = 0.9 * v - 0.1 * m.sin(p)  # type: ignore[operator]
+        p = p + v  # type: ignore[operator]
+    return m.sum(p)  # type: ignore[attr-defined]
+
+
+def test_two_carries_that_read_each_other_roll_into_one_scan() -> None:
+    x = rt.vector("x", shape=(4,))
+    cost = _momentum(x, x * 0.0, 30, rt)
+    (rolled,), log = _rolled([cost])
+    (scan,) = _scans(rolled)
+    assert scan.n_carry == 2 and scan.length >= 24 and log
+    np.testing.assert_allclose(_values([x], [rolled], [X]), _values([x], [cost], [X]), rtol=1e-14)
+    g = rk.grad(cost, x)
+    assert any(s.n_carry == 2 and s.reverse for s in _scans(g))
+    with jax.enable_x64(True):
+        want = jax.grad(lambda v: _momentum(v, v * 0.0, 30, jnp))(X)
+    for backend in ("numpy", "jax"):
+        np.testing.assert_allclose(rk.function([x], g, backend=backend)(X), want, rtol=1e-12)
+
+
+@settings(max_examples=15)
+@given(
+    a=st.sampled_from(sorted(_UNARY)),
+    b=st.sampled_from(sorted(_UNARY)),
+    scales=st.lists(st.floats(0.1, 0.9), min_size=4, max_size=4),
+    steps=st.integers(16, 30),
+)
+def test_two_carry_chains_and_gradients_match_jax(
+    a: str, b: str, scales: list[float], steps: int
+) -> None:
+    s1, s2, s3, s4 = scales
+
+    def run(x: object, m: str) -> object:
+        fa, fb = _UNARY[a][0 if m == "rt" else 1], _UNARY[b][0 if m == "rt" else 1]
+        u, w = x, x * s4  # type: ignore[operator]
+        for k in range(steps):
+            u, w = fa(u * s1 + w) * s2, fb(w - u * s3) + 0.01 * (k % 4)
+        return (rt if m == "rt" else jnp).sum(u * w)  # type: ignore[attr-defined]
+
+    x = rt.vector("x", shape=(4,))
+    cost = run(x, "rt")
+    g = rk.grad(cost, x)
+    with jax.enable_x64(True):
+        want_value, want_grad = jax.value_and_grad(lambda v: run(v, "jnp"))(X)
+    f = rk.function([x], [cost, g], backend="jax")
+    assert any(s.n_carry == 2 for s in _scans(f.graph))
+    value, grad = f(X)
+    np.testing.assert_allclose(value, want_value, rtol=1e-10)
+    np.testing.assert_allclose(grad, want_grad, rtol=1e-9, atol=1e-12)
