@@ -16,9 +16,9 @@ each into a ``Scan`` whose body is the step:
    what else it reads are its outer values (constants, inputs, values computed before the
    chain). Where no chain of one carry rolls, a step may also read values of step k-1
    (the other half of a state whose halves read each other: momentum's ``(p, v)``),
-   which become carries too; a step that reads further back (a skip connection) ends
-   the chain. Steps are equal when their nodes, wiring and outer values'
-   types are: a run of at least ``MIN_STEPS`` equal steps is rolled.
+   which become carries too (so ``y_k = f(y_{k-1}) + y_{k-2}`` carries the pair); a step
+   that reads further back ends the chain. Steps are equal when their nodes, wiring and
+   outer values' types are: a run of at least ``MIN_STEPS`` equal steps is rolled.
 4. An outer value that is the same in every step stays a closed-over input (a constant
    stays in the body); one that varies and is computed alike in each step
    (``sigmoid(x * k)``) is computed in the step; what remains varying becomes a scanned

@@ -128,14 +128,20 @@ def test_steps_that_repeat_with_a_period_roll_as_blocks() -> None:
     np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]), rtol=1e-14)
 
 
-def test_a_skip_connection_is_not_rolled() -> None:
+def test_a_skip_connection_is_carried_and_a_longer_one_is_not_rolled() -> None:
     x = rt.vector("x", shape=(4,))
     values = [x, x * 0.5]
-    for _ in range(20):  # each step reads the two before: two carries, not one
+    for _ in range(40):  # each step reads the two before: carried as a pair
         values.append(rt.tanh(values[-1]) + values[-2] * 0.5)
     (rolled,), log = _rolled([values[-1]])
-    assert not _scans(rolled) and not log
+    (scan,) = _scans(rolled)
+    assert scan.n_carry == 2 and log
     np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], values[-1], [X]))
+    values = [x, x * 0.5, x * 0.25]
+    for _ in range(40):  # each step reads three back: not a state carried step to step
+        values.append(rt.tanh(values[-1]) + values[-3] * 0.5)
+    (rolled,), log = _rolled([values[-1]])
+    assert not _scans(rolled) and not log
 
 
 def test_random_draws_are_never_moved_into_a_loop() -> None:
