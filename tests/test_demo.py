@@ -42,3 +42,10 @@ def test_demo_runs_a_garch_likelihood_as_one_loop(capsys):
     )
     assert value == pytest.approx(reference, rel=1e-12)
     assert "agrees with jax.grad of the compiled function's jax_fn to 1e-10: True" in out
+
+
+def test_demo_rolls_an_unrolled_loop_and_its_gradient(capsys):
+    demo.unrolled_loop()
+    out = capsys.readouterr().out
+    assert "rolled and unrolled agree to 1e-12: True" in out
+    assert "2 of them loops" in out
