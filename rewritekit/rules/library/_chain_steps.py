@@ -56,35 +56,36 @@ def is_row(node: Apply) -> bool:
 def groups(order: list[Apply], min_steps: int) -> list[list[Var]]:
     """The Vars of at least ``min_steps + 1`` equal signatures, by first member."""
     ids: dict[Any, int] = {}
-    sig: dict[Var, int] = {}
-
-    def leaf(v: Var) -> int:
-        key = ("c", v.type) if isinstance(v, Constant) else ("v", v)
-        return ids.setdefault(key, len(ids))
-
-    level: dict[Var, int] = {}
+    level: dict[Var, int] = {}  # the signature of depth 0 of each foldable node's outputs
+    leaves: dict[Var, int] = {}  # inputs, constants (by type), outputs of other nodes
+    nodes: list[Apply] = []
     for node in order:
-        if not getattr(node.op, "foldable", True):
-            continue
         op = node.op
+        if not getattr(op, "foldable", True):
+            for out in node.outputs:
+                leaves[out] = ids.setdefault(("v", out), len(ids))
+            continue
+        nodes.append(node)
         if isinstance(op, Subtensor) and all(isinstance(e, int) for e in op.index):
             op = Subtensor  # a row read (of a rolled chain's ys): which row does not matter
         for out in node.outputs:
             level[out] = ids.setdefault((op, out.index, out.type), len(ids))
-    sig = dict(level)
-    for _ in range(DEPTH):
-        new: dict[Var, int] = {}
-        for node in order:
-            ins = tuple(sig[i] if i in sig else leaf(i) for i in node.inputs)
+        for i in node.inputs:
+            if i.owner is None and i not in leaves:
+                key = ("c", i.type) if isinstance(i, Constant) else ("v", i)
+                leaves[i] = ids.setdefault(key, len(ids))
+    sig = {**leaves, **level}
+    for _ in range(DEPTH):  # the hot loop: kept plain
+        new = dict(leaves)
+        for node in nodes:
+            ins = tuple([sig[i] for i in node.inputs])
             for out in node.outputs:
-                if out in level:
-                    new[out] = ids.setdefault((level[out], ins), len(ids))
+                new[out] = ids.setdefault((level[out], ins), len(ids))
         sig = new
     groups: dict[int, list[Var]] = {}
-    for node in order:
+    for node in nodes:
         for out in node.outputs:
-            if out in sig:
-                groups.setdefault(sig[out], []).append(out)
+            groups.setdefault(sig[out], []).append(out)
     # earliest first: a forward chain rolls before the backward chain that reads it, which
     # then reads rows of the forward scan's ys rather than a stack of its steps' values
     return [g for g in groups.values() if len(g) > min_steps]
