@@ -25,6 +25,12 @@ def _as(points, dtype):
         return points.astype(dtype)
 
 
+def _grid(xs, ys, dtype):
+    """Every pair of ``xs`` and ``ys``, as two flat arrays of ``dtype``."""
+    gx, gy = np.meshgrid(_as(xs, dtype), _as(ys, dtype))
+    return gx.ravel(), gy.ravel()
+
+
 def _compile_both(inputs, output):
     """The value and the gradients of ``sum(output)``, compiled for NumPy and for JAX."""
     outputs = [output, *rk.grad(rt.sum(output), inputs)]
@@ -57,8 +63,7 @@ def test_softplus_forms_match_numpy_at_extreme_inputs(build, dtype):
 def test_xlogy_form_matches_numpy_at_extreme_inputs(dtype):
     x, y = rt.vector("x", dtype=dtype), rt.vector("y", dtype=dtype)
     reference, jax_fn = _compile_both([x, y], rt.xlogy(x, y))
-    xs, ys = np.meshgrid(_as(POINTS, dtype), _as(Y_POINTS, dtype))
-    xs, ys = xs.ravel(), ys.ravel()
+    xs, ys = _grid(POINTS, Y_POINTS, dtype)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         _assert_same(reference(xs, ys), jax_fn(xs, ys), dtype)
 
@@ -77,8 +82,7 @@ def test_xlogy_is_zero_where_x_is_zero_and_y_is_not_nan(dtype):
 def test_logaddexp_form_matches_numpy_at_extreme_inputs(dtype):
     x, y = rt.vector("x", dtype=dtype), rt.vector("y", dtype=dtype)
     reference, jax_fn = _compile_both([x, y], rt.logaddexp(x, y))
-    xs, ys = np.meshgrid(_as(POINTS, dtype), _as(POINTS, dtype))
-    xs, ys = xs.ravel(), ys.ravel()
+    xs, ys = _grid(POINTS, POINTS, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         _assert_same(reference(xs, ys), jax_fn(xs, ys), dtype)
 

@@ -153,6 +153,8 @@ def step_between(
     state ``(a_k, b_k)`` whose two halves read each other), in graph order. Reading an
     earlier value (a skip connection) makes it no step."""
     cur = roots[0]
+    if prev.type != cur.type or any(None in v.type.shape for v in roots[1:]):
+        return None  # a carry keeps its type (a scalar start broadcast by the step)
     mark = latest[prev]
     nodes: list[Apply] = []
     state: dict[Apply, bool] = {}
@@ -217,8 +219,6 @@ def step_between(
         )
     )
     key.append(len(ins))
-    if prev.type != cur.type or any(None in v.type.shape for v in roots[1:]):
-        return None  # a carry keeps its type (a scalar start broadcast by the step)
     if None in cur.type.shape and not keeps_shape(nodes, outer):
         return None
     return Step(nodes, outer, tuple(key), ins, list(roots))

@@ -84,12 +84,8 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
     groups = cs.groups(order, least)
     if not groups:
         return None
-    readers: dict[Var, list[Apply]] = {}
-    for node in order:
-        for inp in node.inputs:
-            readers.setdefault(inp, []).append(node)
     position = {node: i for i, node in enumerate(order)}
-    wanted = set(outs)
+    found_chains: dict[int, Any] = {}  # each group's chains, searched by both passes
     pull: set[Var] = set()  # values a step computes though they do not depend on the chain
 
     def best(chain: list[Var], multi: bool, latest: dict[Var, int] | None = None) -> Any:
@@ -115,8 +111,10 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
         return steps, run
 
     for multi in (False, True):  # steps that carry more than their member: tried last
-        for group in groups:
-            for chain, latest in cs.chains(group, order, position):
+        for g, group in enumerate(groups):
+            if g not in found_chains:
+                found_chains[g] = cs.chains(group, order, position)
+            for chain, latest in found_chains[g]:
                 steps, run = best(chain, multi, latest)
                 if run is None:  # steps that differ with a period: roll p steps at a time
                     found = [(sub, best(sub, multi)[1]) for sub in _periodic(chain, steps, least)]
@@ -136,7 +134,7 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
                 if run[0] == 1:
                     chain, run = _extend_back(chain, run, order, position, pull)
                 if len(run[1]) >= min_steps and _worth(run[1]):
-                    rolled = _rolled(outs, run, readers, wanted, log, where)
+                    rolled = _rolled(outs, order, run, log, where)
                     if rolled is not None:
                         return rolled
     return None
@@ -241,9 +239,8 @@ def _periodic(chain: list[Var], steps: list[cs.Step | None], least: int) -> list
 
 def _rolled(
     outs: list[Var],
+    order: list[Apply],
     run: tuple[int, list[cs.Step]],
-    readers: dict[Var, list[Apply]],
-    wanted: set[Var],
     log: RewriteTrace,
     where: str,
 ) -> list[Var] | None:
@@ -256,6 +253,11 @@ def _rolled(
         return None
     if any(a.type != b.type for a, b in zip(inits, finals, strict=True)):
         return None
+    readers: dict[Var, list[Apply]] = {}
+    for node in order:
+        for inp in node.inputs:
+            readers.setdefault(inp, []).append(node)
+    wanted = set(outs)
     # the step values read outside their step (by position in the step's nodes)
     escapes: dict[tuple[int, int], None] = {}
     for k, step in enumerate(steps):

@@ -122,11 +122,11 @@ def scan_vjp(
     if history is not None or op.checkpoint:
         stored_t, stored = [*c_t, *x_t], [*(history or op.history(inputs)), *seqs]
     else:
-        stored_t, stored, stepped = _residuals(op, inputs, [*c_t, *x_t], k_t, step)
-        if _recompute(op, len(stored_t)):
+        found = _residuals(op, inputs, [*c_t, *x_t], k_t, step)
+        if found is None:  # cheaper to recompute: read the carries each step started from
             stored_t, stored = [*c_t, *x_t], [*op.history(inputs), *seqs]
         else:
-            step = stepped
+            stored_t, stored, step = found
     args = [*g_c, *acc, *stored_t, *ct_y, *k_t]
     graph, free = close_over(args, step)
     back = type(op)(graph, len(dc) + len(dk), len(stored_t) + len(dy), op.length, not op.reverse)
@@ -166,7 +166,7 @@ def _recompute(op: Scan, n_stored: int) -> bool:
 
 def _residuals(
     op: Scan, inputs: Vars, moving: list[Var], fixed: list[Var], step: list[Var]
-) -> tuple[list[Var], list[Var], list[Var]]:
+) -> tuple[list[Var], list[Var], list[Var]] | None:
     """The reverse ``step`` (over the step's carries and slices ``moving``, the closed-over
     ``fixed`` and the cotangents) reading its forward values from stacked sequences.
 
@@ -176,7 +176,8 @@ def _residuals(
 
     Returns:
         ``(slices, stacked, step)``: the fresh Vars, the outer sequences they are slices
-        of, and ``step`` over them (it reads no ``moving`` Var).
+        of, and ``step`` over them (it reads no ``moving`` Var); None where recomputing
+        the step is cheaper than storing that many (``_recompute``).
     """
     forward, fixed_set = set(moving), set(fixed)
     residuals: dict[Var, None] = {}
@@ -191,6 +192,8 @@ def _residuals(
             fixed_set.update(node.outputs)
     residuals.update((v, None) for v in step if v in forward)
     residuals = _recomputing_integers(list(residuals), set(moving), forward)
+    if _recompute(op, len(residuals)):
+        return None
     body, nc, ns = op.body, op.n_carry, op.n_seq
     seqs = dict(zip(moving[nc:], inputs[nc : nc + ns], strict=True))
     kept = [r for r in residuals if r not in seqs]
