@@ -34,6 +34,7 @@ from typing import Any
 
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Apply, Constant, Var, apply_op, as_var, graph_inputs, replace, toposort
+from rewritekit.ir.collector import gc_paused
 from rewritekit.tensor import add, multiply, ones_like, zeros_like
 from rewritekit.tensor import sum as reduce_sum
 from rewritekit.tensor.control import set_differentiator
@@ -296,6 +297,7 @@ def _check_disconnected(disconnected: str, what: str) -> None:
         )
 
 
+@gc_paused
 def grad(
     cost: Var, wrt: Any, *, disconnected: str = "raise", stabilize: bool = True, roll: bool = True
 ) -> Any:

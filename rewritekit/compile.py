@@ -17,6 +17,7 @@ import numpy as np
 from rewritekit.backends import Backend, get_backend
 from rewritekit.errors import DTypeError, GraphTypeError, RewriteMismatch
 from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
+from rewritekit.ir.collector import gc_paused
 from rewritekit.rules import RewriteTrace, rewrite
 from rewritekit.rules.library import simplify_loops
 from rewritekit.rules.ruleset import as_ruleset
@@ -317,6 +318,7 @@ class CompiledFunction:
         return f"<CompiledFunction ({names}) backend={self.backend!r}>"
 
 
+@gc_paused
 def function(
     inputs: Sequence[Var],
     outputs: Any,

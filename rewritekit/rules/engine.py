@@ -17,6 +17,7 @@ from typing import Any
 
 from rewritekit.errors import GraphTypeError, RewriteCycleError
 from rewritekit.ir import Var, apply_op
+from rewritekit.ir.collector import gc_paused
 from rewritekit.rules.rule import Rule
 from rewritekit.rules.ruleset import RuleSet, as_ruleset
 from rewritekit.rules.trace import RewriteTrace, TraceEntry, term_str
@@ -176,6 +177,7 @@ class Rewriter:
         )
 
 
+@gc_paused
 def rewrite(
     outputs: Any,
     rules: Any = "default",
