@@ -5,6 +5,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax import lax
 
 from rewritekit.backends.common import elementwise, register
 from rewritekit.backends.jax import jax_funcify
@@ -48,3 +50,96 @@ def elemwise_impl(fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
 
 
 register(jax_funcify, elementwise.elemwise(jnp, TABLE))
+
+
+# --- one lax primitive where jnp would only promote and broadcast ---------------------------
+
+#: Ops that are one ``lax`` primitive once every operand has the computation dtype, a float
+#: dtype, and one shape (a 0-d operand broadcasts in ``lax`` too): ``jnp``'s function then
+#: does nothing but check that and call the primitive, through a nested ``jit`` whose
+#: trace costs more than the primitive's (docs/performance.md, "Tracing"). The jaxprs are
+#: the same (``tests/backends/test_jax_primitives.py``).
+PRIMITIVES: dict[type, Callable[..., Any]] = {
+    ew.Add: lax.add,
+    ew.Subtract: lax.sub,
+    ew.Multiply: lax.mul,
+    ew.TrueDivide: lax.div,
+    ew.Maximum: lax.max,
+    ew.Minimum: lax.min,
+    ew.Negative: lax.neg,
+    ew.Abs: lax.abs,
+    ew.Square: lax.square,
+    ew.Exp: lax.exp,
+    ew.Expm1: lax.expm1,
+    ew.Log: lax.log,
+    ew.Log1p: lax.log1p,
+    ew.Sqrt: lax.sqrt,
+    ew.Sin: lax.sin,
+    ew.Cos: lax.cos,
+    ew.Tanh: lax.tanh,
+    ew.Less: lax.lt,
+    ew.LessEqual: lax.le,
+    ew.Greater: lax.gt,
+    ew.GreaterEqual: lax.ge,
+    ew.Equal: lax.eq,
+    ew.NotEqual: lax.ne,
+}
+
+
+def _float_operands(node: Apply) -> bool:
+    """Every operand is already in the Op's computation dtype, one float dtype (no cast,
+    no promotion), and the result has it too (or is bool, for a comparison)."""
+    dtypes = [np.dtype(i.dtype) for i in node.inputs]
+    casts = [np.dtype(c) for c in node.op.cast_dtypes(*dtypes)]  # type: ignore[attr-defined]
+    out = np.dtype(node.outputs[0].dtype)
+    return (
+        dtypes == casts
+        and dtypes[0].kind == "f"
+        and all(d == dtypes[0] for d in dtypes)
+        and out in (dtypes[0], np.dtype(bool))
+    )
+
+
+def _primitive_impl(primitive: Callable[..., Any], fn: Callable[..., Any]) -> Any:
+    def impl(op: Any, node: Apply) -> Callable[..., Any]:
+        general = elemwise_impl(fn, node)
+        if not _float_operands(node):
+            return general
+
+        def run(*args: Any) -> Any:
+            shape = None
+            for arg in args:  # lax broadcasts only 0-d operands
+                if arg.shape:
+                    if shape is None:
+                        shape = arg.shape
+                    elif arg.shape != shape:
+                        return general(*args)
+            return primitive(*args)
+
+        return run
+
+    return impl
+
+
+def _select_impl(op: Any, node: Apply) -> Callable[..., Any]:
+    """``where(c, a, b)`` as ``lax.select`` where ``c`` is bool and the three have one
+    shape (``jnp.where`` adds broadcasting and a nested ``jit``)."""
+    general = elemwise_impl(TABLE[ew.Where], node)
+    c, a, b = (np.dtype(i.dtype) for i in node.inputs)
+    out = np.dtype(node.outputs[0].dtype)
+    if c != np.dtype(bool) or a.kind != "f" or not a == b == out:
+        return general
+
+    def run(cond: Any, x: Any, y: Any) -> Any:
+        if cond.shape == x.shape == y.shape:
+            return lax.select(cond, x, y)
+        return general(cond, x, y)
+
+    return run
+
+
+register(
+    jax_funcify,
+    {cls: _primitive_impl(prim, TABLE[cls]) for cls, prim in PRIMITIVES.items()}
+    | {ew.Where: _select_impl},
+)
