@@ -1,7 +1,8 @@
 """Standard library rules: arrays of one value (phase ``canonicalize``).
 
-A constant written as an array (``ones_like(x)``, ``zeros(shape)``, ``full(shape, c)``) is
-the number it holds: ``op(fill, x)`` becomes ``op(c, x)``, so every rule written with 1 or
+A constant written as an array (``ones_like(x)``, ``zeros(shape)``, ``full(shape, c)``, or
+a constant array of one number, which constant folding makes of ``broadcast_to(c, shape)``)
+is the number it holds: ``op(fill, x)`` becomes ``op(c, x)``, so every rule written with 1 or
 0 (``log(1 + x)``, ``x * 0``, ``1 / (1 + exp(-x))``) sees it. The fill's shape still
 counts: where it could broadcast the other operand at run time, the result is broadcast
 to the node's shape. And an elementwise function of a ``broadcast_to`` is computed before
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import rewritekit.tensor as rt
-from rewritekit.ir import Var
+from rewritekit.ir import Constant, Var
 from rewritekit.rules.library._support import constant_value, fitted, operands, x
 from rewritekit.rules.library.shape_inference import resolved_shape
 from rewritekit.rules.library.structural import broadcast_to_node
@@ -48,6 +49,17 @@ def _constant_fill(b: Bindings) -> bool:
         and value.size > 0
         and bool(np.all(value == value.flat[0]))
     )
+
+
+def _uniform_array(b: Bindings) -> bool:
+    """The operand is a constant array of more than one element, all one number: what
+    constant folding makes of ``broadcast_to(c, shape)`` (a gradient's seed of a mean),
+    which would otherwise reach XLA as a literal of every element."""
+    return isinstance(b.fv, Constant) and b.fv.data.size > 1 and _constant_fill(b)
+
+
+def _constant_array(v: Var) -> Var:
+    return rt.constant(np.full(3, 2.0))
 
 
 def _run_time_lengths(var: Var) -> list[Any]:
@@ -99,20 +111,24 @@ def _unfilled(op: Callable[[Var, Var], Var], fill_first: bool) -> Callable[[Bind
 
 def _fill_rules(name: str, op: Callable[[Var, Var], Var], commutative: bool) -> list[Rule]:
     orders = [True] if commutative else [True, False]
-    fills = {"fill": (rt.full(fs, fv), rt.ones_like), "broadcast": (_BROADCAST, _broadcast_one)}
+    fills = {
+        "fill": (rt.full(fs, fv), rt.ones_like, _constant_fill),
+        "broadcast": (_BROADCAST, _broadcast_one, _constant_fill),
+        "constant": (fv, _constant_array, _uniform_array),
+    }
     return [
         rule(
             op(filled, x) if first else op(x, filled),
             _unfilled(op, first),
             name=f"{name}_{kind}_{'first' if first else 'second'}",
-            when=_constant_fill,
+            when=when,
             example=lambda first=first, like=like: (
                 op(like(rt.vector("x")), rt.vector("x"))
                 if first
                 else op(rt.vector("x"), like(rt.vector("x")))
             ),
         )
-        for kind, (filled, like) in fills.items()
+        for kind, (filled, like, when) in fills.items()
         for first in orders
     ]
 

@@ -35,6 +35,8 @@ STRUCTURE = [
     ("sigmoid", rt.ones_like(x) / (1 + rt.exp(-x)), rt.sigmoid(x)),
     ("full_like", rt.log(rt.full_like(x, 1.0) + x), rt.log1p(x)),
     ("times_zeros_int", i * rt.zeros_like(i), rt.zeros_like(i)),
+    ("constant_array", rt.constant(np.full(3, 0.5)) * u, 0.5 * u),
+    ("constant_array_second", u - rt.constant(np.full(3, 2.0)), u - 2.0),
     (
         "log_under_broadcast",
         rt.log(rt.broadcast_to(1 + u, (2, 3))),
@@ -57,6 +59,23 @@ def test_a_fill_that_broadcasts_the_other_operand_keeps_the_shape(backend):
     f = rk.function([x, y], graph, backend=backend)
     xv, yv = np.array([1e-20]), np.zeros(4)
     np.testing.assert_array_equal(f(xv, yv), np.full(4, 1e-20))
+
+
+def test_a_folded_gradient_seed_is_a_number_again():
+    """The gradient of a mean broadcasts its seed; folded, that is a constant array of one
+    number, which the rules make a scalar again (no 2,560-element literal for XLA)."""
+    m = rt.matrix("m", shape=(256, 10))
+    f = rk.function([m], rk.grad(rt.mean(rt.sum(m * m, axis=1)), m), backend="numpy")
+    constants = [v for n in rk.toposort(f.graph) for v in n.inputs if isinstance(v, rk.Constant)]
+    assert constants and all(c.data.size == 1 for c in constants)
+    value = np.arange(2560.0).reshape(256, 10)
+    np.testing.assert_allclose(f(value), 2 * value / 256, rtol=1e-15)
+
+
+def test_a_constant_array_that_broadcasts_keeps_the_shape():
+    graph = rt.constant(np.full((2, 3), 2.0)) * u
+    f = rk.function([u], graph, backend="numpy")
+    np.testing.assert_array_equal(f(np.ones(3)), np.full((2, 3), 2.0))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
