@@ -102,3 +102,16 @@ def test_w6_garch_matches_its_numpy_reference_and_a_disagreement_fails():
     wrong = [*expected[:-1], expected[-1] * (1 + 1e-6)]
     with pytest.raises(AssertionError, match="output 4 disagrees"):
         compare._check_reference(wrong, expected)
+
+
+def test_the_first_call_worker_splits_rewrite_trace_and_xla():
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "first_call.py"), "--worker", "W2", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(row) == {"rewrite", "trace", "xla", "jax_trace", "jax_xla"}
+    assert all(value > 0 for value in row.values())
