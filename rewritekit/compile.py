@@ -493,7 +493,10 @@ _CACHE: dict[tuple[Any, ...], _Entry] = {}
 
 
 def _forgetter(key: tuple[Any, ...]) -> Callable[[Any], None]:
-    return lambda _ref: _CACHE.pop(key, None)
+    # the dict itself, not the module global: at interpreter exit the globals are None
+    # before the last graphs are collected and these callbacks run
+    cache = _CACHE
+    return lambda _ref: cache.pop(key, None)
 
 
 def _key(
