@@ -5,7 +5,6 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
 from rewritekit.backends.common import elementwise, register
@@ -86,18 +85,18 @@ PRIMITIVES: dict[type, Callable[..., Any]] = {
 }
 
 
+_FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
+
+
 def _float_operands(node: Apply) -> bool:
     """Every operand is already in the Op's computation dtype, one float dtype (no cast,
     no promotion), and the result has it too (or is bool, for a comparison)."""
-    dtypes = [np.dtype(i.dtype) for i in node.inputs]
-    casts = [np.dtype(c) for c in node.op.cast_dtypes(*dtypes)]  # type: ignore[attr-defined]
-    out = np.dtype(node.outputs[0].dtype)
-    return (
-        dtypes == casts
-        and dtypes[0].kind == "f"
-        and all(d == dtypes[0] for d in dtypes)
-        and out in (dtypes[0], np.dtype(bool))
-    )
+    dtypes = [i.dtype for i in node.inputs]
+    first = dtypes[0]
+    if first not in _FLOATS or any(d != first for d in dtypes):
+        return False
+    casts = node.op.cast_dtypes(*dtypes)  # type: ignore[attr-defined]
+    return all(c == first for c in casts) and node.outputs[0].dtype in (first, "bool")
 
 
 def _primitive_impl(primitive: Callable[..., Any], fn: Callable[..., Any]) -> Any:
@@ -125,9 +124,8 @@ def _select_impl(op: Any, node: Apply) -> Callable[..., Any]:
     """``where(c, a, b)`` as ``lax.select`` where ``c`` is bool and the three have one
     shape (``jnp.where`` adds broadcasting and a nested ``jit``)."""
     general = elemwise_impl(TABLE[ew.Where], node)
-    c, a, b = (np.dtype(i.dtype) for i in node.inputs)
-    out = np.dtype(node.outputs[0].dtype)
-    if c != np.dtype(bool) or a.kind != "f" or not a == b == out:
+    c, a, b = (i.dtype for i in node.inputs)
+    if c != "bool" or a not in _FLOATS or not a == b == node.outputs[0].dtype:
         return general
 
     def run(cond: Any, x: Any, y: Any) -> Any:
