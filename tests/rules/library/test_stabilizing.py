@@ -112,10 +112,10 @@ def test_log_erfc_is_idempotent_and_declines_where_erfc_cannot_underflow():
     once = rewrite(rt.log(rt.erfc(x)))
     assert once.owner.op == rt.where
     assert rewrite(once) is once
-    for bounded in (rt.minimum(x, 3.0), rt.clip(x, -1.0, 2.0), rt.where(x > 10.0, 10.0, x)):
+    for bounded in (rt.minimum(x, 3.0), rt.clip(x, -1.0, 2.0), rt.where(x > 25.0, 25.0, x)):
         graph = rt.log(rt.erfc(bounded))
         assert rewrite(graph) is graph
-    graph = rt.log(rt.erfc(rt.minimum(x, 11.0)))  # 11 > 10: erfc may still lose digits
+    graph = rt.log(rt.erfc(rt.minimum(x, 26.0)))  # 26 > 25: erfc may underflow
     assert rewrite(graph) is not graph
 
 
@@ -240,6 +240,19 @@ def test_log_erfc_float32_and_float16_switch_early():
         assert got.dtype == dtype
         finite = reference > np.finfo(dtype).min
         np.testing.assert_allclose(got[finite], reference[finite], rtol=rtol)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_log_erfc_and_its_gradient_across_the_float64_switch(backend):
+    """Below 25 log(erfc(x)) itself, above it five terms of the series: exact to rounding on
+    both sides, and the gradient -2 / (sqrt(pi) erfcx(x)) too."""
+    point = np.concatenate([np.linspace(-3.0, 30.0, 331), np.geomspace(30.0, 1e6, 60)])
+    v = rt.vector("v")
+    value = rt.log(rt.erfc(v))
+    f = rk.function([v], [value, rk.grad(rt.sum(value), v)], backend=backend)
+    got, slope = f(point)
+    np.testing.assert_allclose(got, np.log(sp.erfcx(point)) - point**2, rtol=1e-15, atol=2e-15)
+    np.testing.assert_allclose(slope, -2 / (np.sqrt(np.pi) * sp.erfcx(point)), rtol=1e-13)
 
 
 # --- motivating inputs: exact after rewriting, on both backends -----------------------------
