@@ -133,6 +133,13 @@ def _roll_one(outs: list[Var], log: RewriteTrace, where: str, min_steps: int) ->
                             break
                 if run[0] == 1:
                     chain, run = _extend_back(chain, run, order, position, pull)
+                if run[0] == 1 and not multi:  # the loop cut where its first step is equal
+                    rotated = _rotated(run[1], order, position)
+                    turned = best(rotated, multi)[1] if rotated else None
+                    if turned is not None and turned[0] == 1 and _regular(turned[1]):
+                        rotated, turned = _extend_back(rotated, turned, order, position, pull)
+                        if len(turned[1]) > len(run[1]):
+                            chain, run = rotated, turned
                 if len(run[1]) >= min_steps and _worth(run[1]):
                     rolled = _rolled(outs, order, run, log, where)
                     if rolled is not None:
@@ -162,6 +169,41 @@ def _extend_back(
             break
         chain, run = longer, (1, [step, *run[1]])
     return chain, run
+
+
+def _rotated(steps: list[cs.Step], order: list[Apply], position: dict[Apply, int]) -> list[Var]:
+    """The members of the same loop cut elsewhere: at the one node of each step that reads
+    the step's carry, and the node after the last member that reads it so; empty where a
+    step has no such node.
+
+    A chain's members are the nodes of one signature group, which need not be where the
+    user's loop body begins: for ``y = log(erfc(y * 0.5 + c)) + 0.5`` the members may be the
+    ``log``s, and then the first step (from the loop's input ``y * 0.5``, not ``(log + 0.5) *
+    0.5``) is not equal to the others and stays outside the scan with its derivative. Cut
+    at the ``+ 0.5`` (what reads the ``log``), every step is equal, the first one included.
+    """
+    firsts: list[Apply] = []
+    for step in steps:
+        if len(step.ins) != 1:
+            return []
+        readers = [n for n in step.nodes if any(i is step.ins[0] for i in n.inputs)]
+        if len(readers) != 1 or len(readers[0].outputs) != 1:
+            return []
+        firsts.append(readers[0])
+    last, reader = steps[-1].outs[0], firsts[-1]
+    if last.owner is reader or last.owner is None:
+        return []  # cut there already
+    slots = [i for i, v in enumerate(reader.inputs) if v is steps[-1].ins[0]]
+    after = next(
+        (
+            node
+            for node in order[position[last.owner] + 1 :]
+            if node.op == reader.op and any(node.inputs[i] is last for i in slots)
+        ),
+        None,
+    )
+    members = [n.outputs[0] for n in firsts]
+    return members if after is None else [*members, after.outputs[0]]
 
 
 def _pullable(steps: list[cs.Step]) -> set[Var]:

@@ -67,6 +67,19 @@ def test_a_chain_becomes_one_scan_with_the_same_values() -> None:
     np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]), rtol=1e-14)
 
 
+def test_the_loop_is_cut_where_its_first_step_is_equal_too() -> None:
+    """Members cut at ``log`` leave the first step (``log(erfc(x * 0.5 + c))``, with no
+    ``+ 0.5`` before it) outside; cut at the ``+ 0.5`` every step is equal."""
+    x = rt.vector("x", shape=(4,))
+    y = _chain(x, 12, lambda y, k: rt.log(rt.erfc(y * 0.5 + (k % 3) * 0.1)) + 0.5)
+    (rolled,), _ = _rolled([y])
+    scans = _scans(rolled)
+    assert len(scans) == 1 and scans[0].length == 12
+    outside = [n.op for n in rk.toposort(rolled) if not isinstance(n.op, Scan)]
+    assert not any(op == rt.erfc for op in outside)
+    np.testing.assert_allclose(_values([x], rolled, [X]), _values([x], y, [X]), rtol=1e-14)
+
+
 def test_the_constants_that_vary_become_a_sequence_and_equal_ones_stay() -> None:
     # step 2's constant is 0.5, the same Constant as the multiplier: each use has its slot
     x = rt.vector("x", shape=(4,))
