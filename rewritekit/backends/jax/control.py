@@ -93,3 +93,22 @@ def _cond(op: cf.Cond, node: Apply) -> Callable[..., Any]:
         )
 
     return run
+
+
+@jax_funcify.register(cf.Blockwise)
+def _blockwise(op: cf.Blockwise, node: Apply) -> Callable[..., Any]:
+    """``jax.vmap`` of the core, once per batch axis (shared inputs: ``in_axes=None``)."""
+    body = _compiled(op.core)
+    types = op.core.output_types
+
+    def one(*args: Any) -> tuple[Any, ...]:
+        return _cast(body(*args), types)
+
+    fn = one
+    for _ in range(op.batch_ndim):
+        fn = jax.vmap(fn, in_axes=tuple(0 if b else None for b in op.batched))
+
+    def run(*args: Any) -> Any:
+        return _results(list(fn(*args)))
+
+    return run

@@ -124,3 +124,41 @@ def _cond(op: cf.Cond, node: Apply) -> Callable[..., Any]:
         return _results(_cast(branches[bool(pred)](*operands), types))
 
     return run
+
+
+@numpy_funcify.register(cf.Blockwise)
+def _blockwise(op: cf.Blockwise, node: Apply) -> Callable[..., Any]:
+    """The core, run once per element of the batch axes; the results stacked."""
+    body = _compiled(op.core)
+    nb = op.batch_ndim
+    core_types = op.core.output_types
+
+    def run(*args: Any) -> Any:
+        arrays = [np.asarray(a) for a in args]
+        batched = [i for i, b in enumerate(op.batched) if b]
+        shape = arrays[batched[0]].shape[:nb]
+        for i in batched[1:]:
+            if arrays[i].shape[:nb] != shape:
+                raise ShapeError(
+                    f"blockwise: input {batched[0]} has batch shape {shape} and input {i} "
+                    f"{arrays[i].shape[:nb]}"
+                )
+        results = [
+            _cast(
+                body(*[a[index] if b else a for a, b in zip(arrays, op.batched, strict=True)]),
+                core_types,
+            )
+            for index in np.ndindex(*shape)
+        ]
+        if not results:
+            if any(None in t.shape for t in core_types):
+                raise ShapeError("blockwise: an empty batch needs static core output shapes")
+            return _results([np.empty((*shape, *t.shape), t.dtype) for t in core_types])
+        return _results(
+            [
+                np.stack([r[m] for r in results]).reshape(*shape, *results[0][m].shape)
+                for m in range(len(core_types))
+            ]
+        )
+
+    return run

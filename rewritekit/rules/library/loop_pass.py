@@ -242,8 +242,10 @@ def _plan(node: Apply, kept: list[int]) -> tuple[list[int], Op, list[int | None]
         graphs, skip, n, m = [op.true_graph, op.false_graph], 1, 0, 0
     elif isinstance(op, Scan):
         graphs, skip, n, m = [op.body], 0, op.n_carry, op.n_carry + op.n_seq
-    else:
+    elif isinstance(op, While):
         graphs, skip, n, m = [op.cond_graph, op.body_graph], 0, op.n_state, op.n_state
+    else:
+        return None  # Blockwise: all its outputs are computed together
     body, inputs = graphs[-1], graphs[-1].inputs
     first: dict[tuple[Var, ...], int] = {}  # a y (in each graph) -> its new place among ys
     ys: list[int] = []

@@ -25,6 +25,7 @@ Ops), ``derivatives`` (their vjp and jvp rules).
 """
 
 from rewritekit.tensor.control.api import cond, fori_loop, map, scan, while_loop
+from rewritekit.tensor.control.blockwise import Blockwise as Blockwise
 from rewritekit.tensor.control.derivatives import set_differentiator as set_differentiator
 from rewritekit.tensor.control.ops import Cond as Cond
 from rewritekit.tensor.control.ops import Scan as Scan
