@@ -38,6 +38,7 @@ from rewritekit.ir import (
 )
 from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
 from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
+from rewritekit.vectorize import vectorize, vmap
 
 __version__ = "0.1.0"
 
@@ -81,6 +82,8 @@ __all__ = [
     "scan",
     "tensor",
     "toposort",
+    "vectorize",
     "vjp",
+    "vmap",
     "while_loop",
 ]

@@ -15,6 +15,8 @@ ALLOWED = {
     "tensor": {"ir"},
     # DESIGN's grad.py, named apart from the function rk.grad; it runs the stabilize rules
     "autodiff": {"ir", "tensor", "rules"},
+    # rk.vectorize / rk.vmap: batching rules over the tensor Ops, Blockwise as the fallback
+    "vectorize": {"ir", "tensor"},
     "rules": {"ir", "tensor", "backends"},
     "backends": {"ir", "tensor", "backends"},
     # the PPL layer: samplers over the random Ops, log-densities found by rules

@@ -1,0 +1,253 @@
+"""Vectorization: a graph computed for every element of new leading batch axes, as one
+graph (PyTensor's ``vectorize_graph``), and ``vmap`` with JAX's signature over it.
+
+``vectorize(outputs, {x: xs})`` replaces the input ``x`` by ``xs``, which has the same core
+type after ``k`` leading batch axes, and rebuilds every node that depends on it through its
+Op's batching rule (``BATCH_RULES``, looked up along the Op's class hierarchy):
+
+- elementwise Ops take their batched inputs with the batch axes in front of every core
+  axis (a batched operand of fewer core axes than the result gets length-1 axes after
+  its batch axes), so NumPy broadcasting does the rest;
+- reductions (``sum``, ``max``, ``mean``, ``argmax``, ... and ``var``/``std``, softmax,
+  cumulative sums) shift their axes past the batch axes;
+- any other Op becomes a ``Blockwise`` node holding the original node as its core graph:
+  JAX lowers it with ``jax.vmap``, NumPy with a loop (``FALLBACK_OPS`` lists which Ops of
+  a graph took it; random draws are refused: a shared key would give every element the
+  same draw).
+
+Nodes that do not depend on a replaced input are kept as they are, so vectorizing a
+graph of elementwise Ops adds no node beyond the new inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rewritekit.errors import GraphTypeError, ShapeError
+from rewritekit.ir import Apply, Op, Var, apply_op, as_var, graph_inputs, toposort
+from rewritekit.ir.inner import close_over
+from rewritekit.tensor import broadcast_to, expand_dims, moveaxis, shape_i
+from rewritekit.tensor.aggregates import ArgReduce, Reduce
+from rewritekit.tensor.control import Blockwise
+from rewritekit.tensor.ufunc import Elemwise
+
+__all__ = ["BATCH_RULES", "vectorize", "vmap"]
+
+#: ``rule(node, inputs, batched, batch_ndim) -> outputs``, or None to fall back.
+BatchRule = Callable[[Apply, list[Var], list[bool], int], Sequence[Var] | None]
+
+
+def _elementwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> list[Var]:
+    n = node.outputs[0].ndim
+    aligned = [
+        expand_dims(v, tuple(range(nb, nb + n - old.ndim))) if b and old.ndim < n else v
+        for v, b, old in zip(inputs, batched, node.inputs, strict=True)
+    ]
+    return apply_op(node.op, tuple(aligned))
+
+
+def _shifted_axes(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    op = node.op
+    axis = getattr(op, "axis", None)
+    if len(inputs) != 1 or not isinstance(axis, (tuple, int)) or isinstance(axis, bool):
+        return None  # None (every axis) is normalized away by the constructors
+    params = {p: getattr(op, p) for p in type(op).__props__}
+    params["axis"] = tuple(a + nb for a in axis) if isinstance(axis, tuple) else axis + nb
+    return apply_op(type(op)(**params), (inputs[0],))
+
+
+#: Batching rules by Op class (the most specific class of an Op's hierarchy wins).
+BATCH_RULES: dict[type, BatchRule] = {
+    Elemwise: _elementwise,
+    Reduce: _shifted_axes,
+    ArgReduce: _shifted_axes,
+}
+
+
+def _register_axis_ops() -> None:
+    """Ops whose only axis parameter is a tuple of axes of their one input."""
+    from rewritekit.tensor import cumulative, statistics
+
+    for module in (statistics, cumulative):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, Op)
+                and "axis" in getattr(value, "__props__", ())
+            ):
+                BATCH_RULES.setdefault(value, _shifted_axes)
+
+
+_register_axis_ops()
+
+
+def batch_rule(op: Op) -> BatchRule | None:
+    """The batching rule of ``op``'s class or its nearest base class with one."""
+    for cls in type(op).__mro__:
+        found = BATCH_RULES.get(cls)
+        if found is not None:
+            return found
+    return None
+
+
+def _blockwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> list[Var]:
+    if not getattr(node.op, "foldable", True):
+        raise GraphTypeError(
+            f"vectorize: {node.op} draws random numbers and has no batching rule; a shared "
+            "key would give every batch element the same draw"
+        )
+    fresh = [Var(v.type) for v in node.inputs]
+    graph, free = close_over(fresh, apply_op(node.op, tuple(fresh)))
+    assert not free  # the core reads only its own inputs
+    return apply_op(Blockwise(graph, batched, nb), tuple(inputs))
+
+
+def _checked(replace: Mapping[Var, Any]) -> tuple[dict[Var, Var], int]:
+    pairs: dict[Var, Var] = {}
+    nb: int | None = None
+    lengths: dict[int, tuple[int, Var]] = {}
+    for old, new in replace.items():
+        if not isinstance(old, Var) or old.owner is not None:
+            raise GraphTypeError(f"vectorize: {old!r} is not a graph input to replace")
+        new = as_var(new, context=f"vectorize: the replacement of {old!r}")
+        extra = new.ndim - old.ndim
+        core = new.type.with_shape(new.type.shape[extra:]) if extra >= 0 else None
+        if extra < 1 or core is None or core.dtype != old.dtype or not old.type.is_compatible(core):
+            raise GraphTypeError(
+                f"vectorize: the replacement of {old!r} has type {new.type}, which is not "
+                f"{old.type} with leading batch axes"
+            )
+        if nb is not None and extra != nb:
+            raise ShapeError(
+                f"vectorize: the replacement of {old!r} has {extra} batch axes, others {nb}"
+            )
+        nb = extra
+        for axis, n in enumerate(new.type.shape[:extra]):
+            if n is None:
+                continue
+            seen = lengths.setdefault(axis, (n, old))
+            if seen[0] != n:
+                raise ShapeError(
+                    f"vectorize: batch axis {axis} has length {seen[0]} in the replacement "
+                    f"of {seen[1]!r} and {n} in the replacement of {old!r}"
+                )
+        pairs[old] = new
+    if nb is None:
+        raise GraphTypeError("vectorize: nothing to replace")
+    return pairs, nb
+
+
+def vectorize(outputs: Any, replace: Mapping[Var, Any]) -> Any:
+    """``outputs`` computed for every element of the batch axes of ``replace``'s values.
+
+    Args:
+        outputs: a Var, or a list/tuple of Vars.
+        replace: maps graph inputs to Vars of the same dtype and core shape with the same
+            number of extra leading (batch) axes.
+
+    Returns:
+        The outputs in the same structure; those that depend on a replaced input have the
+        batch axes in front, the others are returned as they are.
+
+    Raises:
+        GraphTypeError: a key is not a graph input, or a value is not its input's type with
+            leading axes.
+        ShapeError: the values differ in their number of batch axes, or in a static batch
+            length.
+
+    Example:
+        >>> x = rt.vector("x", shape=(3,))
+        >>> xs = rt.matrix("xs", shape=(5, 3))
+        >>> vectorize(rt.sum(rt.exp(x)), {x: xs}).type
+        TensorType(dtype='float64', shape=(5,))
+    """
+    single = isinstance(outputs, Var)
+    outs = [outputs] if single else list(outputs)
+    outs = [as_var(o, context=f"vectorize: output {i}") for i, o in enumerate(outs)]
+    pairs, nb = _checked(replace)
+    done: dict[Var, Var] = dict(pairs)
+    for node in toposort(outs):
+        if not any(i in done for i in node.inputs):
+            continue
+        inputs = [done.get(i, i) for i in node.inputs]
+        batched = [i in done for i in node.inputs]
+        rule = batch_rule(node.op)
+        new = rule(node, inputs, batched, nb) if rule is not None else None
+        if new is None:
+            new = _blockwise(node, inputs, batched, nb)
+        for old, value in zip(node.outputs, new, strict=True):
+            done[old] = value
+    result = [done.get(o, o) for o in outs]
+    return result[0] if single else type(outputs)(result)
+
+
+def fallback_ops(outputs: Any) -> list[str]:
+    """The names of the core Ops held by ``Blockwise`` nodes of ``outputs``' graph (what
+    vectorization could not batch with a rule), sorted."""
+    outs = [outputs] if isinstance(outputs, Var) else list(outputs)
+    found = {
+        type(inner.op).__name__
+        for node in toposort(outs)
+        if isinstance(node.op, Blockwise)
+        for inner in toposort(list(node.op.core.outputs))
+    }
+    return sorted(found)
+
+
+def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callable[..., Any]:
+    """``fn`` mapped over an axis of its arguments: ``jax.vmap``'s signature, for a Python
+    function of symbolic tensors (it builds the vectorized graph).
+
+    Args:
+        fn: a function of Vars returning a Var or a tuple/list of Vars.
+        in_axes: an int, or None, for every argument, or one per argument (None: the
+            argument is the same for every element).
+        out_axes: an int for every output, or one per output.
+
+    Example:
+        >>> xs = rt.matrix("xs", shape=(4, 3))
+        >>> vmap(lambda x: rt.sum(x * x))(xs).type
+        TensorType(dtype='float64', shape=(4,))
+    """
+
+    def mapped(*args: Any) -> Any:
+        values = [as_var(a, context=f"vmap: argument {i}") for i, a in enumerate(args)]
+        axes = list(in_axes) if isinstance(in_axes, (list, tuple)) else [in_axes] * len(values)
+        if len(axes) != len(values):
+            raise GraphTypeError(f"vmap: {len(axes)} in_axes for {len(values)} arguments")
+        cores: list[Var] = []
+        replace: dict[Var, Var] = {}
+        length: Var | None = None
+        for i, (value, axis) in enumerate(zip(values, axes, strict=True)):
+            if axis is None:
+                cores.append(value)
+                continue
+            if not -value.ndim <= axis < value.ndim:
+                raise ShapeError(
+                    f"vmap: in_axes {axis} is out of range for argument {i} ({value.type})"
+                )
+            front = moveaxis(value, axis, 0)
+            core = Var(front.type.with_shape(front.type.shape[1:]), value.name)
+            cores.append(core)
+            replace[core] = front
+            length = shape_i(front, 0) if length is None else length
+        if length is None:
+            raise GraphTypeError("vmap: every in_axes is None; nothing to map over")
+        result = fn(*cores)
+        single = isinstance(result, Var)
+        outs = [result] if single else list(result)
+        batched = vectorize(outs, replace)
+        o_axes = list(out_axes) if isinstance(out_axes, (list, tuple)) else [out_axes] * len(outs)
+        final = []
+        for out, new, axis in zip(outs, batched, o_axes, strict=True):
+            if new is out and not _reads(out, replace):  # the same for every element
+                new = broadcast_to(out, (length, *[shape_i(out, d) for d in range(out.ndim)]))
+            final.append(moveaxis(new, 0, axis))
+        return final[0] if single else type(result)(final)
+
+    return mapped
+
+
+def _reads(out: Var, replace: Mapping[Var, Var]) -> bool:
+    return any(v in replace for v in graph_inputs([out]))

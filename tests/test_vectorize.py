@@ -1,0 +1,190 @@
+"""``rk.vectorize`` and ``rk.vmap``: a graph for every element of new leading batch axes,
+checked against a loop over the batch on both backends, with gradients against
+``jax.vmap(jax.grad(...))``; the batching rules, the ``Blockwise`` fallback and the errors."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rewritekit as rk
+import rewritekit.random as rr
+import rewritekit.tensor as rt
+from rewritekit.errors import GraphTypeError, ShapeError
+from rewritekit.tensor.control import Blockwise
+from rewritekit.vectorize import fallback_ops
+
+BACKENDS = ["numpy", "jax"]
+x = rt.vector("x", shape=(3,))
+M = rt.matrix("M", shape=(3, 3))
+s = rt.scalar("s")
+
+# core graphs of x (and M, s, shared): each is checked against a loop over the batch
+CORES = {
+    "elementwise": lambda: rt.exp(x) * s + rt.sin(x) / (1 + x * x),
+    "broadcast_scalar_core": lambda: rt.sum(x) * rt.ones((2, 3)) + x,
+    "reductions": lambda: rt.stack([rt.max(x), rt.mean(x), rt.logsumexp(x), rt.var(x)]),
+    "keepdims": lambda: x - rt.max(rt.reshape(x, (1, 3)), axis=1, keepdims=True),
+    "argmax": lambda: rt.argmax(x * s),
+    "softmax_cumsum": lambda: rt.softmax(x) + rt.cumsum(x),
+    "matmul": lambda: M @ x + rt.dot(x, x),
+    "indexing": lambda: x[1:] * x[0] + rt.sort(x)[:2],
+    "concatenate": lambda: rt.concatenate([x, x[:1] * 2.0]),
+}
+
+
+def _loop(core_fn, backend, batch):
+    out = core_fn()
+    f = rk.function([x, M, s], out, backend=backend)
+    return np.stack([f(row, batch["M"], batch["s"]) for row in batch["xs"]])
+
+
+def _data(n, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"xs": rng.normal(size=(n, 3)), "M": rng.normal(size=(3, 3)), "s": np.float64(0.7)}
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", sorted(CORES))
+def test_vectorized_graphs_match_a_loop_over_the_batch(name, backend):
+    batch = _data(4)
+    xs = rt.matrix("xs", shape=(None, 3))
+    out = rk.vectorize(CORES[name](), {x: xs})
+    got = rk.function([xs, M, s], out, backend=backend)(batch["xs"], batch["M"], batch["s"])
+    np.testing.assert_allclose(got, _loop(CORES[name], backend, batch), rtol=1e-12, atol=1e-14)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(1, 5),
+    st.integers(1, 3),
+    st.sampled_from(sorted(CORES)),
+    st.integers(0, 2**16),
+)
+def test_two_batch_axes_on_both_backends_agree_with_the_loop(b1, b2, name, seed):
+    """Property: two batch axes, any core of CORES: JAX, NumPy and a loop over the
+    flattened batch give the same values."""
+    rng = np.random.default_rng(seed)
+    batch = {"xs": rng.normal(size=(b1 * b2, 3)), "M": rng.normal(size=(3, 3)), "s": 0.3}
+    xss = rt.tensor("xss", shape=(b1, b2, 3))
+    out = rk.vectorize(CORES[name](), {x: xss})
+    expected = _loop(CORES[name], "numpy", batch)
+    for backend in BACKENDS:
+        f = rk.function([xss, M, s], out, backend=backend)
+        got = f(batch["xs"].reshape(b1, b2, 3), batch["M"], batch["s"])
+        np.testing.assert_allclose(
+            got.reshape(expected.shape), expected, rtol=1e-12, atol=1e-14, err_msg=backend
+        )
+
+
+def test_an_elementwise_graph_gains_no_node():
+    xs = rt.matrix("xs", shape=(5, 3))
+    core = rt.exp(x) * 2.0 + rt.sin(x) - x * x
+    batched = rk.vectorize(core, {x: xs})
+    assert len(rk.toposort(batched)) == len(rk.toposort(core))
+    assert batched.type.shape == (5, 3)
+
+
+def test_nodes_that_do_not_read_the_batch_are_kept():
+    xs = rt.matrix("xs", shape=(5, 3))
+    shared = rt.exp(M).sum()
+    out, same = rk.vectorize([x * shared, shared], {x: xs})
+    assert same is shared
+    assert shared in rk.ancestors([out])
+
+
+def test_the_ops_without_a_rule_fall_back_to_blockwise():
+    """What still takes the fallback (the aim is none of the standard Ops): products,
+    indexing, sorting, joining and shapes, for now."""
+    xs = rt.matrix("xs", shape=(5, 3))
+    graph = [CORES[name]() for name in ("elementwise", "reductions", "matmul", "indexing")]
+    batched = rk.vectorize(graph, {x: xs})
+    assert fallback_ops(batched) == [
+        "Concatenate",
+        "Dot",
+        "ExpandDims",
+        "MatMul",
+        "Sort",
+        "Subtensor",
+    ]
+    assert fallback_ops(rk.vectorize(graph[:1], {x: xs})) == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_match_jax_vmap_of_grad(backend):
+    w = rt.vector("w", shape=(3,))
+    loss = rt.sum(rt.log1p(rt.exp(-(M @ w) * x))) + rt.sum(w * w) * 0.1
+    xs = rt.matrix("xs", shape=(6, 3))
+    per_example = rk.vectorize(rk.grad(loss, w), {x: xs})
+    f = rk.function([xs, M, w], per_example, backend=backend)
+    data = _data(6, seed=3)
+    wv = np.array([0.3, -0.2, 0.5])
+
+    def jloss(wj, xj):
+        return jnp.sum(jnp.log1p(jnp.exp(-(data["M"] @ wj) * xj))) + jnp.sum(wj * wj) * 0.1
+
+    with jax.enable_x64(True):
+        expected = jax.vmap(jax.grad(jloss), in_axes=(None, 0))(wv, data["xs"])
+    np.testing.assert_allclose(f(data["xs"], data["M"], wv), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_gradient_of_a_blockwise_sums_over_the_batch_for_shared_inputs(backend):
+    xs = rt.matrix("xs", shape=(5, 3))
+    out = rk.vectorize(M @ x, {x: xs})
+    assert any(isinstance(n.op, Blockwise) for n in rk.toposort(out))
+    gx, gm = rk.function([xs, M], rk.grad(rt.sum(out * out), [xs, M]), backend=backend)(
+        *(d := _data(5, seed=1))["xs"][None], d["M"]
+    )
+    y = d["xs"] @ d["M"].T
+    np.testing.assert_allclose(gx, 2 * y @ d["M"], rtol=1e-12)
+    np.testing.assert_allclose(gm, 2 * y.T @ d["xs"], rtol=1e-12)
+
+
+# --- vmap -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vmap_with_in_axes_and_out_axes(backend):
+    t = rt.matrix("t", shape=(3, 7))
+    out = rk.vmap(lambda col, m: m @ col + 1.0, in_axes=(1, None), out_axes=1)(t, M)
+    assert out.type.shape == (3, 7)
+    tv, mv = np.random.default_rng(2).normal(size=(3, 7)), _data(1)["M"]
+    np.testing.assert_allclose(rk.function([t, M], out, backend=backend)(tv, mv), mv @ tv + 1.0)
+
+
+def test_vmap_broadcasts_an_output_that_does_not_read_the_mapped_axis():
+    xs = rt.matrix("xs", shape=(4, 3))
+    mapped, const = rk.vmap(lambda v: (rt.sum(v), rt.sum(M)))(xs)
+    assert const.type.shape[0] in (4, None)
+    got = rk.function([xs, M], [mapped, const], backend="numpy")(np.ones((4, 3)), np.eye(3))
+    np.testing.assert_allclose(got[1], np.full(4, 3.0))
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+def test_batch_lengths_that_differ_name_both_inputs():
+    y = rt.vector("y", shape=(3,))
+    with pytest.raises(ShapeError, match=r"length 5 .*'x'.* 6 .*'y'"):
+        rk.vectorize(x + y, {x: rt.matrix("a", shape=(5, 3)), y: rt.matrix("b", shape=(6, 3))})
+
+
+@pytest.mark.parametrize(
+    "value",
+    [rt.matrix("wrong_core", shape=(5, 4)), rt.matrix("wrong_dtype", dtype="float32"), x],
+)
+def test_a_replacement_that_is_not_the_input_with_batch_axes_names_it(value):
+    with pytest.raises(GraphTypeError, match=r"replacement of <Var 'x'"):
+        rk.vectorize(rt.exp(x), {x: value})
+
+
+def test_a_random_draw_is_not_batched_by_the_fallback():
+    key = rr.key("key")
+    draw = rr.normal(key, x, 1.0)
+    with pytest.raises(GraphTypeError, match="same draw"):
+        rk.vectorize(draw, {x: rt.matrix("xs", shape=(2, 3))})
