@@ -27,9 +27,13 @@ from typing import Any
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Apply, Op, Var, apply_op, as_var, graph_inputs, toposort
 from rewritekit.ir.inner import close_over
-from rewritekit.tensor import broadcast_to, expand_dims, moveaxis, shape_i
+from rewritekit.tensor import broadcast_to, expand_dims, moveaxis, reshape, shape_i, squeeze
 from rewritekit.tensor.aggregates import ArgReduce, Reduce
+from rewritekit.tensor.contractions import MatMul
 from rewritekit.tensor.control import Blockwise
+from rewritekit.tensor.joining import Concatenate
+from rewritekit.tensor.layout import ExpandDims, Reshape, Squeeze, Transpose
+from rewritekit.tensor.sorting import SortBase
 from rewritekit.tensor.ufunc import Elemwise
 
 __all__ = ["BATCH_RULES", "vectorize", "vmap"]
@@ -57,11 +61,73 @@ def _shifted_axes(node: Apply, inputs: list[Var], batched: list[bool], nb: int) 
     return apply_op(type(op)(**params), (inputs[0],))
 
 
+def _only_first(batched: list[bool]) -> bool:
+    return batched[0] and not any(batched[1:])
+
+
+def _shifted_layout(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``expand_dims``, ``squeeze`` and ``transpose`` of the core's axes, past the batch."""
+    op = node.op
+    if not _only_first(batched):
+        return None
+    if isinstance(op, Transpose):
+        new: Op = Transpose((*range(nb), *(a + nb for a in op.axes)))
+    else:
+        new = type(op)(tuple(a + nb for a in op.axes))  # type: ignore[call-arg]
+    return apply_op(new, (inputs[0],))
+
+
+def _batch_lengths(inputs: list[Var], batched: list[bool], nb: int) -> list[Any]:
+    first = inputs[batched.index(True)]
+    return [n if n is not None else shape_i(first, d) for d, n in enumerate(first.type.shape[:nb])]
+
+
+def _concatenate(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """Joined along the shifted axis; the shared inputs broadcast over the batch."""
+    lengths = _batch_lengths(inputs, batched, nb)
+    full = [
+        v if b else broadcast_to(v, (*lengths, *[shape_i(v, d) for d in range(v.ndim)]))
+        for v, b in zip(inputs, batched, strict=True)
+    ]
+    return apply_op(Concatenate(node.op.axis + nb), tuple(full))  # type: ignore[attr-defined]
+
+
+def _reshape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """A reshape to a static core shape, after the batch axes."""
+    core = node.op.shape  # type: ignore[attr-defined]
+    if not _only_first(batched) or any(n is None for n in core):
+        return None
+    return [reshape(inputs[0], (*_batch_lengths(inputs, batched, nb), *core))]
+
+
+def _matmul(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``matmul`` broadcasts leading axes itself: where the batch axes come out in front
+    (a batched operand has at least the other's core rank, both at least 2; or a batched
+    vector times a shared matrix), the batched operands go in as they are; a batched
+    column vector under a shared matrix goes in as a column and comes out squeezed."""
+    (a, b), (ca, cb) = inputs, (node.inputs[0].ndim, node.inputs[1].ndim)
+    ba, bb = batched
+    if ca >= 2 and cb >= 2 and (not ba or ca >= cb) and (not bb or cb >= ca):
+        return apply_op(node.op, (a, b))
+    if ba and not bb and ca == 1 and cb == 2:
+        return apply_op(node.op, (a, b))
+    if bb and not ba and cb == 1 and ca == 2:
+        return [squeeze(apply_op(node.op, (a, expand_dims(b, -1)))[0], -1)]
+    return None
+
+
 #: Batching rules by Op class (the most specific class of an Op's hierarchy wins).
 BATCH_RULES: dict[type, BatchRule] = {
     Elemwise: _elementwise,
     Reduce: _shifted_axes,
     ArgReduce: _shifted_axes,
+    SortBase: _shifted_axes,
+    ExpandDims: _shifted_layout,
+    Squeeze: _shifted_layout,
+    Transpose: _shifted_layout,
+    Concatenate: _concatenate,
+    Reshape: _reshape,
+    MatMul: _matmul,
 }
 
 
