@@ -461,10 +461,12 @@ def jacobian(y: Var, x: Var) -> Var:
     """The Jacobian ``d y / d x`` of shape ``y.shape + x.shape``, also when the sizes are
     known only at run time.
 
-    It is one ``Jacobian`` node holding the vjp graph ``g(u) = u . dy/dx``, evaluated for
-    every one-hot ``u`` (``jax.vmap`` in JAX, a loop in NumPy); it composes with
-    ``rk.function``, rewriting and ``jax.jit``. For a 0-d ``y`` there is one row, so the
-    Jacobian is the vjp with ``u = 1`` itself, of ``x``'s shape (as ``jax.jacobian``).
+    It is the vjp graph ``g(u) = u . dy/dx`` vectorized (``rk.vectorize``) over the
+    one-hot ``u``, the rows of an identity matrix: an ordinary graph that the rules
+    simplify (``Blockwise`` nodes, ``jax.vmap`` in JAX and a loop in NumPy, only where an
+    Op has no batching rule); it composes with ``rk.function``, rewriting and ``jax.jit``.
+    For a 0-d ``y`` there is one row, so the Jacobian is the vjp with ``u = 1`` itself, of
+    ``x``'s shape (as ``jax.jacobian``).
 
     Example:
         >>> jacobian(rt.sin(x), x).type.shape
@@ -482,8 +484,30 @@ def jacobian(y: Var, x: Var) -> Var:
     (g,) = backward([y], [u], [x])
     if g is None:
         g = zeros_like(x)
+    if _BY_VECTORIZE:
+        return _vectorized_jacobian(y, x, u, g)
     inner = [v for v in graph_inputs(g) if v is not u]
     return jacobian_node(shape(y), u, g, inner)
+
+
+#: Build Jacobians as vectorized vjp graphs (rules see them) rather than one opaque node.
+_BY_VECTORIZE = True
+
+
+def _vectorized_jacobian(y: Var, x: Var, u: Var, g: Var) -> Var:
+    """``g(u) = u . dy/dx`` vectorized over the one-hot ``u``: the rows of an identity
+    matrix laid out in ``y``'s shape, so the Jacobian is an ordinary graph."""
+    from rewritekit.tensor import broadcast_to, eye, reshape, shape_i, size
+    from rewritekit.vectorize import vectorize
+
+    y_shape = [n if n is not None else shape_i(y, d) for d, n in enumerate(y.type.shape)]
+    x_shape = [n if n is not None else shape_i(x, d) for d, n in enumerate(x.type.shape)]
+    rows = size(y)
+    basis = reshape(eye(rows, dtype=y.dtype), (rows, *y_shape))
+    batched = vectorize(g, {u: basis})
+    if batched is g:  # no dependence on u: every row is g
+        batched = broadcast_to(g, (rows, *x_shape))
+    return reshape(batched, (*y_shape, *x_shape))
 
 
 def hessian(cost: Var, x: Var) -> Var:

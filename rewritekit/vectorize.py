@@ -157,8 +157,17 @@ def batch_rule(op: Op) -> BatchRule | None:
     return None
 
 
+def _draws(op: Op) -> bool:
+    """Whether ``op`` draws random numbers: marked ``foldable = False`` (a loop is marked
+    so too, for its cost: it draws when a node of its inner graphs does)."""
+    graphs = getattr(op, "inner_graphs", None)
+    if graphs:
+        return any(_draws(n.op) for g in graphs for n in toposort(list(g.outputs)))
+    return not getattr(op, "foldable", True)
+
+
 def _blockwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> list[Var]:
-    if not getattr(node.op, "foldable", True):
+    if _draws(node.op):
         raise GraphTypeError(
             f"vectorize: {node.op} draws random numbers and has no batching rule; a shared "
             "key would give every batch element the same draw"

@@ -14,7 +14,7 @@ ALLOWED = {
     "ir": set(),
     "tensor": {"ir"},
     # DESIGN's grad.py, named apart from the function rk.grad; it runs the stabilize rules
-    "autodiff": {"ir", "tensor", "rules"},
+    "autodiff": {"ir", "tensor", "rules", "vectorize"},
     # rk.vectorize / rk.vmap: batching rules over the tensor Ops, Blockwise as the fallback
     "vectorize": {"ir", "tensor"},
     "rules": {"ir", "tensor", "backends"},
