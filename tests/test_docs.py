@@ -110,3 +110,10 @@ def test_performance_guide_runs():
     namespace = _run_in_order("docs/performance.md", [b for b in blocks if b not in persistent])
     assert namespace["g"]._fn is namespace["f"]._fn and namespace["h"]._fn is not namespace["f"]._fn
     assert float(namespace["value"]) == float(namespace["f"](namespace["data"]))
+
+
+def test_vectorization_walkthrough_runs():
+    namespace = _run_in_order("docs/vectorization.md", _blocks("docs/vectorization.md"))
+    assert namespace["values"].shape == (8,)
+    assert namespace["grads"].shape == (8, 3)
+    assert namespace["out"].type.shape == (3, 5)
