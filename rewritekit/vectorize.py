@@ -29,11 +29,12 @@ from rewritekit.ir import Apply, Op, Var, apply_op, as_var, graph_inputs, toposo
 from rewritekit.ir.inner import close_over
 from rewritekit.tensor import broadcast_to, expand_dims, moveaxis, reshape, shape_i, squeeze
 from rewritekit.tensor.aggregates import ArgReduce, Reduce
-from rewritekit.tensor.contractions import MatMul
+from rewritekit.tensor.contractions import Dot, MatMul
 from rewritekit.tensor.control import Blockwise
 from rewritekit.tensor.joining import Concatenate
 from rewritekit.tensor.layout import ExpandDims, Reshape, Squeeze, Transpose
 from rewritekit.tensor.sorting import SortBase
+from rewritekit.tensor.subtensor import Subtensor
 from rewritekit.tensor.ufunc import Elemwise
 
 __all__ = ["BATCH_RULES", "vectorize", "vmap"]
@@ -116,6 +117,34 @@ def _matmul(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any
     return None
 
 
+def _dot(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``dot`` of a batched ``a`` with a shared vector or matrix is ``dot`` itself (it
+    contracts ``a``'s last axis); a batched vector ``b``, under a shared matrix or with a
+    batched vector ``a``, goes through ``matmul`` as a column (the same contraction)."""
+    (a, b), (ca, cb) = inputs, (node.inputs[0].ndim, node.inputs[1].ndim)
+    ba, bb = batched
+    if ba and not bb and ca >= 1 and cb in (1, 2):
+        return apply_op(node.op, (a, b))
+    matmul = MatMul()
+    if bb and not ba and ca == 2 and cb == 1:
+        return [squeeze(apply_op(matmul, (a, expand_dims(b, -1)))[0], -1)]
+    if ba and bb and ca == 1 and cb == 1:
+        product = apply_op(matmul, (expand_dims(a, -2), expand_dims(b, -1)))[0]
+        return [squeeze(product, (-2, -1))]
+    return None
+
+
+def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """Basic indexing (integers, slices, new axes) of a batched array: the same index
+    after a full slice per batch axis. Index arrays and ``...`` keep the fallback (NumPy
+    may move the indexed axes in front of the batch)."""
+    index = node.op.index  # type: ignore[attr-defined]
+    if not _only_first(batched) or any(e == "array" or e is Ellipsis for e in index):
+        return None
+    new = Subtensor(((None, None, None),) * nb + tuple(index))
+    return apply_op(new, tuple(inputs))
+
+
 #: Batching rules by Op class (the most specific class of an Op's hierarchy wins).
 BATCH_RULES: dict[type, BatchRule] = {
     Elemwise: _elementwise,
@@ -128,6 +157,8 @@ BATCH_RULES: dict[type, BatchRule] = {
     Concatenate: _concatenate,
     Reshape: _reshape,
     MatMul: _matmul,
+    Dot: _dot,
+    Subtensor: _subtensor,
 }
 
 

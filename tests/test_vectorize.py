@@ -39,6 +39,9 @@ CORES = {
     "reshape": lambda: rt.sum(rt.reshape(rt.concatenate([x, x * s]), (2, 3)), axis=0),
     "matmul_shared_matrix": lambda: x @ M + M @ x + rt.sum(rt.expand_dims(x, 0) @ M, axis=0),
     "sort": lambda: rt.sort(x * s) + rt.argsort(-x),
+    "dot": lambda: rt.dot(M, x) + rt.dot(x, M) + rt.dot(x, x),
+    "new_axes": lambda: rt.sum(x[None, 1:] * x[:, None], axis=0) + x[-1],
+    "fallback": lambda: rt.einsum("ij,j->i", M, x) + rt.linalg.solve(M + 3 * rt.eye(3), x),
 }
 
 
@@ -103,13 +106,14 @@ def test_nodes_that_do_not_read_the_batch_are_kept():
 
 
 def test_the_ops_without_a_rule_fall_back_to_blockwise():
-    """What still takes the fallback (the aim is none of the standard Ops): ``dot`` and
-    indexing, for now, of these."""
+    """Which Ops of CORES still take the fallback (the aim is none of the standard Ops):
+    einsum, linear algebra and a cumsum over the flattened array, for now."""
     xs = rt.matrix("xs", shape=(5, 3))
-    graph = [CORES[name]() for name in ("elementwise", "reductions", "matmul", "indexing")]
-    batched = rk.vectorize(graph, {x: xs})
-    assert fallback_ops(batched) == ["Dot", "Subtensor"]
-    assert fallback_ops(rk.vectorize(graph[:1], {x: xs})) == []
+    taken = {name: fallback_ops(rk.vectorize(CORES[name](), {x: xs})) for name in CORES}
+    assert {name: ops for name, ops in taken.items() if ops} == {
+        "softmax_cumsum": ["Cumsum"],
+        "fallback": ["Einsum", "Solve"],
+    }
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -133,7 +137,7 @@ def test_per_example_gradients_match_jax_vmap_of_grad(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_gradient_of_a_blockwise_sums_over_the_batch_for_shared_inputs(backend):
     xs = rt.matrix("xs", shape=(5, 3))
-    out = rk.vectorize(rt.dot(M, x), {x: xs})  # dot has no batching rule yet
+    out = rk.vectorize(rt.einsum("ij,j->i", M, x), {x: xs})  # einsum has no batching rule yet
     assert any(isinstance(n.op, Blockwise) for n in rk.toposort(out))
     gx, gm = rk.function([xs, M], rk.grad(rt.sum(out * out), [xs, M]), backend=backend)(
         *(d := _data(5, seed=1))["xs"][None], d["M"]
