@@ -27,7 +27,16 @@ from typing import Any
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Apply, Op, Var, apply_op, as_var, graph_inputs, toposort
 from rewritekit.ir.inner import close_over
-from rewritekit.tensor import broadcast_to, expand_dims, moveaxis, reshape, shape_i, squeeze
+from rewritekit.tensor import (
+    broadcast_to,
+    expand_dims,
+    moveaxis,
+    reshape,
+    shape_i,
+    squeeze,
+    tensordot,
+    transpose,
+)
 from rewritekit.tensor.aggregates import ArgReduce, Reduce
 from rewritekit.tensor.contractions import Dot, MatMul
 from rewritekit.tensor.control import Blockwise
@@ -105,29 +114,36 @@ def _matmul(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any
     """``matmul`` broadcasts leading axes itself: where the batch axes come out in front
     (a batched operand has at least the other's core rank, both at least 2; or a batched
     vector times a shared matrix), the batched operands go in as they are; a batched
-    column vector under a shared matrix goes in as a column and comes out squeezed."""
+    column vector ``b`` under a shared matrix ``a`` is ``b @ a.T``, and a batch of matrices
+    times a shared matrix a ``tensordot``: one matrix product, not one per element."""
     (a, b), (ca, cb) = inputs, (node.inputs[0].ndim, node.inputs[1].ndim)
     ba, bb = batched
+    if ca == 2 and cb == 2 and ba != bb:  # one product, not one per batch element
+        if ba:
+            return [tensordot(a, b, axes=([nb + 1], [0]))]
+        # (B..., m, n): the batch and the product's rows already in place; for a column
+        # (m = 1, a matrix-vector product) the last swap is a reshape
+        return [moveaxis(tensordot(b, a, axes=([nb], [1])), -1, -2)]
     if ca >= 2 and cb >= 2 and (not ba or ca >= cb) and (not bb or cb >= ca):
         return apply_op(node.op, (a, b))
     if ba and not bb and ca == 1 and cb == 2:
         return apply_op(node.op, (a, b))
-    if bb and not ba and cb == 1 and ca == 2:
-        return [squeeze(apply_op(node.op, (a, expand_dims(b, -1)))[0], -1)]
+    if bb and not ba and cb == 1 and ca == 2:  # each row of b times a^T: one product
+        return apply_op(node.op, (b, transpose(a)))
     return None
 
 
 def _dot(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """``dot`` of a batched ``a`` with a shared vector or matrix is ``dot`` itself (it
-    contracts ``a``'s last axis); a batched vector ``b``, under a shared matrix or with a
-    batched vector ``a``, goes through ``matmul`` as a column (the same contraction)."""
+    contracts ``a``'s last axis); a batched vector ``b`` under a shared matrix ``a`` is
+    ``b @ a.T``; two batched vectors go through ``matmul`` as a row and a column."""
     (a, b), (ca, cb) = inputs, (node.inputs[0].ndim, node.inputs[1].ndim)
     ba, bb = batched
     if ba and not bb and ca >= 1 and cb in (1, 2):
         return apply_op(node.op, (a, b))
     matmul = MatMul()
-    if bb and not ba and ca == 2 and cb == 1:
-        return [squeeze(apply_op(matmul, (a, expand_dims(b, -1)))[0], -1)]
+    if bb and not ba and ca == 2 and cb == 1:  # each row of b times a^T: one product
+        return apply_op(matmul, (b, transpose(a)))
     if ba and bb and ca == 1 and cb == 1:
         product = apply_op(matmul, (expand_dims(a, -2), expand_dims(b, -1)))[0]
         return [squeeze(product, (-2, -1))]

@@ -115,3 +115,18 @@ def test_the_first_call_worker_splits_rewrite_trace_and_xla():
     row = json.loads(done.stdout.strip().splitlines()[-1])
     assert set(row) == {"rewrite", "trace", "xla", "jax_trace", "jax_xla"}
     assert all(value > 0 for value in row.values())
+
+
+@pytest.mark.parametrize("system", ["rewritekit", "jax"])
+def test_the_vectorize_worker_gives_per_example_gradients(system):
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "vectorize.py"), "--worker", "mlp", system, "--batch", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    assert row["first"] > 0 and row["per_call"] > 0
+    assert row["fallback"] == []
+    assert np.isfinite(row["checksum"])
