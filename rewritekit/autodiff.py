@@ -29,6 +29,7 @@ reaches an elementwise Op's vjp as ``h``, and the Op's input cotangents are mask
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -457,7 +458,7 @@ def jvp(outputs: Any, wrt: Any, tangents: Any) -> Any:
     return _restore(list(results), single, kind)
 
 
-def jacobian(y: Var, x: Var) -> Var:
+def jacobian(y: Var, x: Var, mode: str = "rev") -> Var:
     """The Jacobian ``d y / d x`` of shape ``y.shape + x.shape``, also when the sizes are
     known only at run time.
 
@@ -468,6 +469,12 @@ def jacobian(y: Var, x: Var) -> Var:
     For a 0-d ``y`` there is one row, so the Jacobian is the vjp with ``u = 1`` itself, of
     ``x``'s shape (as ``jax.jacobian``).
 
+    ``mode`` chooses the sweep: ``"rev"`` (default) vectorizes the vjp over one-hot rows
+    (one row per element of ``y``), ``"fwd"`` the jvp over one-hot tangents (one column
+    per element of ``x``: cheaper where ``x`` is smaller than ``y``), ``"auto"`` takes
+    forward mode where ``x`` has fewer elements than ``y`` (both static) and reverse
+    otherwise, as ``jax.jacfwd``/``jax.jacrev`` would be chosen.
+
     Example:
         >>> jacobian(rt.sin(x), x).type.shape
         (None, None)
@@ -477,6 +484,13 @@ def jacobian(y: Var, x: Var) -> Var:
     (x,) = _checked_wrt([x], "jacobian")
     if not _inexact(y):
         raise GraphTypeError(f"jacobian: y must be float or complex, got {y.type}")
+    if mode not in ("rev", "fwd", "auto"):
+        raise GraphTypeError(f"jacobian: mode must be 'rev', 'fwd' or 'auto', got {mode!r}")
+    if mode == "auto":
+        sizes = [None if None in v.type.shape else math.prod(v.type.shape) for v in (x, y)]
+        mode = "fwd" if None not in sizes and sizes[0] < sizes[1] else "rev"  # type: ignore[operator]
+    if mode == "fwd":
+        return _forward_jacobian(y, x)
     if y.ndim == 0:
         (g,) = _finish(backward([y], [ones_like(y)], [x]), [x], "zero", "jacobian")
         return g
@@ -508,6 +522,25 @@ def _vectorized_jacobian(y: Var, x: Var, u: Var, g: Var) -> Var:
     if batched is g:  # no dependence on u: every row is g
         batched = broadcast_to(g, (rows, *x_shape))
     return reshape(batched, (*y_shape, *x_shape))
+
+
+def _forward_jacobian(y: Var, x: Var) -> Var:
+    """The jvp ``J t`` vectorized over the one-hot ``t`` (the rows of an identity laid out
+    in ``x``'s shape): the columns of the Jacobian, moved behind ``y``'s axes."""
+    from rewritekit.tensor import broadcast_to, eye, moveaxis, reshape, shape_i, size
+    from rewritekit.vectorize import vectorize
+
+    t = Var(x.type, "_tangent")
+    column = jvp(y, x, t)
+    y_shape = [n if n is not None else shape_i(y, d) for d, n in enumerate(y.type.shape)]
+    x_shape = [n if n is not None else shape_i(x, d) for d, n in enumerate(x.type.shape)]
+    cols = size(x)
+    basis = reshape(eye(cols, dtype=x.dtype), (cols, *x_shape))
+    batched = vectorize(column, {t: basis})
+    if batched is column:  # no dependence on t: every column is the same
+        batched = broadcast_to(column, (cols, *y_shape))
+    flat = moveaxis(batched, 0, -1) if y.ndim else batched  # (*y.shape, size(x))
+    return reshape(flat, (*y_shape, *x_shape))
 
 
 def hessian(cost: Var, x: Var) -> Var:

@@ -41,15 +41,21 @@ from rewritekit.tensor.aggregates import ArgReduce, Reduce
 from rewritekit.tensor.contractions import Dot, MatMul
 from rewritekit.tensor.control import Blockwise
 from rewritekit.tensor.joining import Concatenate
-from rewritekit.tensor.layout import ExpandDims, Reshape, Squeeze, Transpose
+from rewritekit.tensor.layout import BroadcastTo, ExpandDims, Reshape, Squeeze, Transpose
+from rewritekit.tensor.shape_vectors import Shape, ShapeI
 from rewritekit.tensor.sorting import SortBase
 from rewritekit.tensor.subtensor import Subtensor
 from rewritekit.tensor.ufunc import Elemwise
 
-__all__ = ["BATCH_RULES", "vectorize", "vmap"]
+__all__ = ["BATCH_RULES", "Unbatched", "vectorize", "vmap"]
 
 #: ``rule(node, inputs, batched, batch_ndim) -> outputs``, or None to fall back.
 BatchRule = Callable[[Apply, list[Var], list[bool], int], Sequence[Var] | None]
+
+
+class Unbatched(list):  # type: ignore[type-arg]
+    """What a batching rule returns for outputs that are the same for every element (the
+    core shape of a batched array): later nodes read them as shared inputs."""
 
 
 def _elementwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> list[Var]:
@@ -108,6 +114,29 @@ def _reshape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> An
     if not _only_first(batched) or any(n is None for n in core):
         return None
     return [reshape(inputs[0], (*_batch_lengths(inputs, batched, nb), *core))]
+
+
+def _core_shape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``shape(x)`` and ``shape_i(x, i)`` of a batched ``x`` are its core's: shared."""
+    x = inputs[0]
+    if isinstance(node.op, ShapeI):
+        return Unbatched([shape_i(x, node.op.axis + nb)])
+    return Unbatched([apply_op(Shape(), (x,))[0][nb:]])
+
+
+def _broadcast_to(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """A batched array broadcast to the core shape after its batch axes (length-1 axes
+    after the batch where its core has fewer axes than the target)."""
+    if not _only_first(batched):
+        return None
+    target = node.outputs[0]
+    vector = node.inputs[1]
+    entries = [n if n is not None else vector[d] for d, n in enumerate(target.type.shape)]
+    x = inputs[0]
+    missing = target.ndim - node.inputs[0].ndim
+    if missing:
+        x = expand_dims(x, tuple(range(nb, nb + missing)))
+    return [broadcast_to(x, (*_batch_lengths(inputs, batched, nb), *entries))]
 
 
 def _matmul(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
@@ -172,6 +201,9 @@ BATCH_RULES: dict[type, BatchRule] = {
     Transpose: _shifted_layout,
     Concatenate: _concatenate,
     Reshape: _reshape,
+    BroadcastTo: _broadcast_to,
+    Shape: _core_shape,
+    ShapeI: _core_shape,
     MatMul: _matmul,
     Dot: _dot,
     Subtensor: _subtensor,
@@ -288,20 +320,29 @@ def vectorize(outputs: Any, replace: Mapping[Var, Any]) -> Any:
     outs = [outputs] if single else list(outputs)
     outs = [as_var(o, context=f"vectorize: output {i}") for i, o in enumerate(outs)]
     pairs, nb = _checked(replace)
-    done: dict[Var, Var] = dict(pairs)
+    done: dict[Var, Var] = dict(pairs)  # batched values
+    shared: dict[Var, Var] = {}  # values rebuilt from batched ones but the same for all
     for node in toposort(outs):
-        if not any(i in done for i in node.inputs):
+        if not any(i in done or i in shared for i in node.inputs):
             continue
-        inputs = [done.get(i, i) for i in node.inputs]
+        inputs = [_lookup(i, done, shared) for i in node.inputs]
         batched = [i in done for i in node.inputs]
+        if not any(batched):
+            new = apply_op(node.op, tuple(inputs))
+            shared.update(zip(node.outputs, new, strict=True))
+            continue
         rule = batch_rule(node.op)
         new = rule(node, inputs, batched, nb) if rule is not None else None
         if new is None:
             new = _blockwise(node, inputs, batched, nb)
-        for old, value in zip(node.outputs, new, strict=True):
-            done[old] = value
-    result = [done.get(o, o) for o in outs]
+        (shared if isinstance(new, Unbatched) else done).update(zip(node.outputs, new, strict=True))
+    result = [_lookup(o, done, shared) for o in outs]
     return result[0] if single else type(outputs)(result)
+
+
+def _lookup(v: Var, done: dict[Var, Var], shared: dict[Var, Var]) -> Var:
+    found = done.get(v)
+    return found if found is not None else shared.get(v, v)
 
 
 def fallback_ops(outputs: Any) -> list[str]:

@@ -190,3 +190,40 @@ def test_a_random_draw_is_not_batched_by_the_fallback():
     draw = rr.normal(key, x, 1.0)
     with pytest.raises(GraphTypeError, match="same draw"):
         rk.vectorize(draw, {x: rt.matrix("xs", shape=(2, 3))})
+
+
+# --- Jacobians --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("mode", ["rev", "fwd", "auto"])
+@pytest.mark.parametrize("static", [True, False])
+def test_jacobian_modes_match_jax(mode, static, backend):
+    v = rt.vector("v", shape=(3,) if static else (None,))
+    W = rt.matrix("W", shape=(5, 3) if static else (None, None))
+    J = rk.jacobian(rt.tanh(W @ v) * rt.sum(v * v), v, mode=mode)
+    Wv, vv = np.random.default_rng(4).normal(size=(5, 3)), np.array([0.3, -0.5, 0.9])
+    with jax.enable_x64(True):
+        expected = jax.jacfwd(lambda a: jnp.tanh(Wv @ a) * jnp.sum(a * a))(vv)
+    got = rk.function([W, v], J, backend=backend)(Wv, vv)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+def test_auto_mode_takes_forward_mode_for_fewer_inputs_than_outputs():
+    W5 = rt.matrix("W5", shape=(5, 3))
+    y = rt.tanh(W5 @ x)
+    assert rk.jacobian(y, x, mode="auto") is rk.jacobian(y, x, mode="fwd")
+    assert rk.jacobian(rt.sum(y) * x, x, mode="auto") is rk.jacobian(rt.sum(y) * x, x)
+
+
+def test_a_jacobian_mode_that_does_not_exist_is_an_error():
+    with pytest.raises(GraphTypeError, match="mode must be 'rev', 'fwd' or 'auto'"):
+        rk.jacobian(rt.sin(x), x, mode="forward")
+
+
+def test_the_shape_of_a_batched_value_is_shared():
+    xs = rt.matrix("xs", shape=(None, 3))
+    n, vector = rk.vectorize([rt.shape_i(x * 2, 0), rt.shape(x)], {x: xs})
+    assert n.type.shape == () and vector.type.shape == (1,)
+    got = rk.function([xs], [n, vector], backend="jax")(np.ones((4, 3)))
+    assert int(got[0]) == 3 and got[1].tolist() == [3]

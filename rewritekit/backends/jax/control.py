@@ -97,18 +97,22 @@ def _cond(op: cf.Cond, node: Apply) -> Callable[..., Any]:
 
 @jax_funcify.register(cf.Blockwise)
 def _blockwise(op: cf.Blockwise, node: Apply) -> Callable[..., Any]:
-    """``jax.vmap`` of the core, once per batch axis (shared inputs: ``in_axes=None``)."""
+    """``jax.vmap`` of the core over the batched inputs, once per batch axis; the shared
+    inputs are closed over, so a concrete one (a shape) stays concrete in the core."""
     body = _compiled(op.core)
     types = op.core.output_types
-
-    def one(*args: Any) -> tuple[Any, ...]:
-        return _cast(body(*args), types)
-
-    fn = one
-    for _ in range(op.batch_ndim):
-        fn = jax.vmap(fn, in_axes=tuple(0 if b else None for b in op.batched))
+    mapped = [i for i, b in enumerate(op.batched) if b]
 
     def run(*args: Any) -> Any:
-        return _results(list(fn(*args)))
+        def one(*values: Any) -> tuple[Any, ...]:
+            full = list(args)
+            for i, v in zip(mapped, values, strict=True):
+                full[i] = v
+            return _cast(body(*full), types)
+
+        fn = one
+        for _ in range(op.batch_ndim):
+            fn = jax.vmap(fn)
+        return _results(list(fn(*[args[i] for i in mapped])))
 
     return run
