@@ -146,7 +146,32 @@ def _pred_vector_scalar(data, dtype):
     ]
 
 
+def _blockwise(rows, m):
+    """``einsum`` (no batching rule yet) vectorized over the rows: one ``Blockwise`` node
+    with ``m`` shared."""
+    core = rk.Var(rows.type.with_shape(rows.type.shape[1:]), "row")
+    return rk.vectorize(rt.einsum("ij,j->i", m, core) * rt.sum(core), {core: rows})
+
+
+def _blockwise_reference(rows, m):
+    return ((rows @ m.T) * rows.sum(axis=1, keepdims=True)).astype(rows.dtype)
+
+
+def _rows_and_matrix(data, dtype):
+    batch, width = data.draw(st.integers(1, 4), label="batch"), data.draw(st.integers(1, 3))
+    height = data.draw(st.integers(1, 3))
+    return [values(data, dtype, (batch, width), -2, 2), values(data, dtype, (height, width), -2, 2)]
+
+
 RECORDS = [
+    OpRecord(
+        "blockwise_einsum",
+        (cf.Blockwise,),
+        _blockwise,
+        _blockwise_reference,
+        _rows_and_matrix,
+        notes="a batched input and a shared one; the vjp sums the shared one's over rows",
+    ),
     OpRecord(
         "scan_recurrence",
         (cf.Scan,),
