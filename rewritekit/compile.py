@@ -329,6 +329,9 @@ def function(
     check_rewrites: bool = False,
     cache: bool = True,
     roll: bool = True,
+    in_shardings: Any = None,
+    out_shardings: Any = None,
+    donate_argnums: int | Sequence[int] = (),
 ) -> CompiledFunction:
     """Compile the graph from ``inputs`` to ``outputs`` into a callable.
 
@@ -364,6 +367,10 @@ def function(
             unrolled Python loop, and its gradient) into scans, which XLA compiles in
             time independent of the number of steps (``loops.roll_chain`` in the trace;
             ``docs/performance.md``). ``False`` keeps them unrolled.
+        in_shardings, out_shardings, donate_argnums: passed to ``jax.jit`` (JAX backend
+            only): one sharding for every input (output) or one per input (output),
+            ``None`` for JAX's choice; ``donate_argnums`` the positions of inputs whose
+            buffers the call may reuse. See ``docs/scaling.md``.
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
@@ -380,14 +387,56 @@ def function(
     outs = [outputs] if single else list(outputs)
     outs = [as_var(o, context=f"function: output {i}") for i, o in enumerate(outs)]
     found = get_backend(backend)
-    key = _key(ins, outs, rules, found, roll) if cache and ins else None
+    options = _jit_options(found, ins, outs, in_shardings, out_shardings, donate_argnums)
+    key = _key(ins, outs, rules, found, roll, options) if cache and ins else None
     entry = _CACHE.get(key) if key is not None else None
     outputs = outs[0] if single else outs
     if entry is not None and entry.alive(ins, outs):
         recall = functools.partial(entry.rewritten, outs)
         return CompiledFunction(ins, outputs, entry.compiled, trust_input, check_rewrites, recall)
-    compiled = _compile(ins, outs, rules, found, key, roll)
+    compiled = _compile(ins, outs, rules, found, key, roll, options)
     return CompiledFunction(ins, outputs, compiled, trust_input, check_rewrites)
+
+
+def _jit_options(
+    backend: Backend,
+    ins: list[Var],
+    outs: list[Var],
+    in_shardings: Any,
+    out_shardings: Any,
+    donate_argnums: Any,
+) -> dict[str, Any]:
+    """The ``jax.jit`` options given, checked: an error names the option a non-JAX backend
+    cannot take, or the count that does not match the inputs or outputs."""
+    donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+    given = {
+        name: value
+        for name, value in (("in_shardings", in_shardings), ("out_shardings", out_shardings))
+        if value is not None
+    }
+    if donate:
+        given["donate_argnums"] = donate
+    if not given:
+        return {}
+    if backend.name != "jax":
+        raise GraphTypeError(
+            f"function: the {backend.name!r} backend does not take "
+            f"{', '.join(sorted(given))} (jax.jit options: JAX backend only)"
+        )
+    for name, count in (("in_shardings", len(ins)), ("out_shardings", len(outs))):
+        value = given.get(name)
+        if isinstance(value, (list, tuple)) and len(value) != count:
+            raise GraphTypeError(
+                f"function: {name} has {len(value)} entries for {count} {name.split('_')[0]}puts"
+            )
+        if isinstance(value, list):
+            given[name] = tuple(value)
+    for position in donate:
+        if not 0 <= position < len(ins):
+            raise GraphTypeError(f"function: donate_argnums {position} is not an input position")
+    if "out_shardings" in given and isinstance(given["out_shardings"], tuple):
+        given["out_shardings"] = list(given["out_shardings"])  # the jitted returns a list
+    return given
 
 
 def _compile(
@@ -397,6 +446,7 @@ def _compile(
     backend: Backend,
     key: tuple[Any, ...] | None,
     roll: bool = True,
+    options: dict[str, Any] | None = None,
 ) -> _Compiled:
     """Check, rewrite and lower the graph; store it in the cache under ``key`` if given."""
     missing = [v for v in graph_inputs(outs) if v not in set(ins)]
@@ -406,11 +456,13 @@ def _compile(
             f"({', '.join(repr(v) for v in ins) or 'none'})"
         )
     graph, trace = _rewrite(outs, rules, roll)
+    extra = options or {}
     if key is None:
-        return _Compiled(ins, graph, trace, backend.name, backend.compile(ins, graph))
+        fn = backend.compile(ins, graph, **extra)
+        return _Compiled(ins, graph, trace, backend.name, fn)
     stand_ins = [Var(v.type, v.name) for v in ins]
     graph_s = replace(graph, dict(zip(ins, stand_ins, strict=True)))
-    fn = backend.compile(stand_ins, graph_s)
+    fn = backend.compile(stand_ins, graph_s, **extra)
     compiled = _Compiled(ins, graph, trace, backend.name, fn)
     _CACHE[key] = _Entry(key, ins, outs, backend, compiled, stand_ins, graph_s)
     return compiled
@@ -500,15 +552,30 @@ def _forgetter(key: tuple[Any, ...]) -> Callable[[Any], None]:
 
 
 def _key(
-    ins: list[Var], outs: list[Var], rules: Any, backend: Backend, roll: bool
-) -> tuple[Any, ...]:
+    ins: list[Var],
+    outs: list[Var],
+    rules: Any,
+    backend: Backend,
+    roll: bool,
+    options: dict[str, Any] | None = None,
+) -> tuple[Any, ...] | None:
     """The cache key: Vars and the backend by identity; rules by name, or by their rules
-    (``Rule`` objects hash by identity) for a RuleSet, a rule or a list of them; ``roll``."""
+    (``Rule`` objects hash by identity) for a RuleSet, a rule or a list of them; ``roll``;
+    the ``jax.jit`` options (None, not cached, where they cannot be hashed)."""
     if rules is None or isinstance(rules, str):
         rules_key: Any = rules
     else:
         rules_key = as_ruleset(rules).rules
-    return (tuple(map(id, ins)), tuple(map(id, outs)), rules_key, id(backend), bool(roll))
+    extra = tuple(
+        (name, tuple(value) if isinstance(value, list) else value)
+        for name, value in sorted((options or {}).items())
+    )
+    try:
+        hash(extra)
+    except TypeError:
+        return None
+    key = (tuple(map(id, ins)), tuple(map(id, outs)), rules_key, id(backend), bool(roll))
+    return (*key, extra) if extra else key
 
 
 def _needs_64_bit(compiled: _Compiled) -> bool:

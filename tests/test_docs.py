@@ -117,3 +117,9 @@ def test_vectorization_walkthrough_runs():
     assert namespace["values"].shape == (8,)
     assert namespace["grads"].shape == (8, 3)
     assert namespace["out"].type.shape == (3, 5)
+
+
+def test_scaling_walkthrough_runs():
+    namespace = _run_in_order("docs/scaling.md", _blocks("docs/scaling.md"))
+    assert float(namespace["value"]) < 0
+    assert namespace["grad"].shape == (3,)

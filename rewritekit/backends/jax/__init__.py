@@ -82,8 +82,12 @@ class JaxBackend:
 
     name = "jax"
 
-    def compile(self, inputs: Sequence[Var], outputs: Sequence[Var]) -> Callable[..., list[Any]]:
-        """A jitted function of arrays returning the list of outputs; ``.jax_fn`` is pure."""
+    def compile(
+        self, inputs: Sequence[Var], outputs: Sequence[Var], **jit_options: Any
+    ) -> Callable[..., list[Any]]:
+        """A jitted function of arrays returning the list of outputs; ``.jax_fn`` is pure.
+        ``jit_options`` (``in_shardings``, ``out_shardings``, ``donate_argnums``) go to
+        ``jax.jit``."""
         import jax
         import jax.numpy as jnp
 
@@ -93,7 +97,7 @@ class JaxBackend:
         def jax_fn(*args: Any) -> list[Any]:
             return run(*[jnp.asarray(a) for a in args])
 
-        jitted = jax.jit(jax_fn)
+        jitted = jax.jit(jax_fn, **jit_options)
         call = _with_x64(jitted)
         call.jax_fn = jax_fn  # type: ignore[attr-defined]
         call.jitted = jitted  # type: ignore[attr-defined]

@@ -1,0 +1,93 @@
+"""``rk.function``'s ``jax.jit`` options (``in_shardings``, ``out_shardings``,
+``donate_argnums``): passed through on the JAX backend, refused by the others, and a
+log-density over data sharded 8 ways (8 simulated CPU devices, in a subprocess) equal to
+the one-device value."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import rewritekit as rk
+import rewritekit.tensor as rt
+from rewritekit.errors import GraphTypeError
+
+x = rt.vector("x", shape=(4,))
+
+
+def test_the_numpy_backend_refuses_jit_options_naming_them():
+    with pytest.raises(GraphTypeError, match=r"'numpy' backend does not take donate_argnums"):
+        rk.function([x], rt.exp(x), backend="numpy", donate_argnums=0)
+
+
+def test_a_sharding_per_input_must_match_the_inputs():
+    with pytest.raises(GraphTypeError, match=r"in_shardings has 2 entries for 1 inputs"):
+        rk.function([x], rt.exp(x), in_shardings=(None, None))
+    with pytest.raises(GraphTypeError, match=r"donate_argnums 3 is not an input position"):
+        rk.function([x], rt.exp(x), donate_argnums=(3,))
+
+
+def test_donated_inputs_compute_the_same_and_are_cached_apart():
+    f = rk.function([x], rt.exp(x) * 2.0, donate_argnums=(0,))
+    plain = rk.function([x], rt.exp(x) * 2.0)
+    assert f._compiled.fn is not plain._compiled.fn
+    assert rk.function([x], rt.exp(x) * 2.0, donate_argnums=(0,))._compiled.fn is f._compiled.fn
+    np.testing.assert_allclose(f(np.arange(4.0)), 2 * np.exp(np.arange(4.0)))
+
+
+_SHARDED = textwrap.dedent(
+    """
+    import json
+    import jax
+    import numpy as np
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    import rewritekit as rk
+    import rewritekit.tensor as rt
+
+    assert len(jax.devices()) == 8, jax.devices()
+    X, y, w = rt.matrix("X", shape=(4096, 5)), rt.vector("y", shape=(4096,)), rt.vector("w")
+    logits = X @ w
+    logp = rt.sum(y * logits - rt.log1p(rt.exp(logits)))  # logistic regression
+    outputs = [logp, rk.grad(logp, w)]
+
+    mesh = jax.make_mesh((8,), ("data",), axis_types=(jax.sharding.AxisType.Auto,))
+    rows, replicated = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
+    sharded = rk.function(
+        [X, y, w], outputs, in_shardings=(rows, rows, replicated), out_shardings=replicated
+    )
+    single = rk.function([X, y, w], outputs)
+
+    rng = np.random.default_rng(0)
+    data = [rng.normal(size=(4096, 5)), (rng.uniform(size=4096) < 0.5) * 1.0,
+            rng.normal(size=5) * 0.1]
+    with jax.enable_x64(True):
+        placed = [jax.device_put(d, s) for d, s in zip(data, (rows, rows, replicated))]
+    got, want = sharded(*placed), single(*data)
+    print(json.dumps({
+        "devices": len(placed[0].sharding.device_set),
+        "logp": [float(got[0]), float(want[0])],
+        "grad_error": float(np.max(np.abs(np.asarray(got[1]) - want[1]))),
+        "grad_scale": float(np.max(np.abs(want[1]))),
+    }))
+    """
+)
+
+
+def test_a_log_density_over_data_sharded_8_ways_equals_one_device():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8")
+    done = subprocess.run(
+        [sys.executable, "-c", _SHARDED], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    assert row["devices"] == 8
+    sharded, single = row["logp"]
+    assert sharded == pytest.approx(single, rel=1e-12)
+    assert row["grad_error"] <= 1e-12 * max(1.0, row["grad_scale"])
