@@ -43,6 +43,7 @@ from rewritekit.tensor.control import Blockwise
 from rewritekit.tensor.joining import Concatenate
 from rewritekit.tensor.layout import BroadcastTo, ExpandDims, Reshape, Squeeze, Transpose
 from rewritekit.tensor.shape_vectors import Shape, ShapeI
+from rewritekit.tensor.sharding import Shard
 from rewritekit.tensor.sorting import SortBase
 from rewritekit.tensor.subtensor import Subtensor
 from rewritekit.tensor.ufunc import Elemwise
@@ -124,6 +125,20 @@ def _core_shape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) ->
     return Unbatched([apply_op(Shape(), (x,))[0][nb:]])
 
 
+def _shard(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """The same placement of the core's axes, the batch axes not partitioned: ``P(None,
+    *spec)`` (a ``NamedSharding``'s spec too)."""
+    spec = node.op.spec  # type: ignore[attr-defined]
+    inner = getattr(spec, "spec", spec)
+    try:
+        widened = type(inner)(*([None] * nb), *tuple(inner))
+    except TypeError:
+        return None
+    if inner is not spec:
+        widened = type(spec)(spec.mesh, widened)
+    return apply_op(Shard(widened), (inputs[0],))
+
+
 def _broadcast_to(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """A batched array broadcast to the core shape after its batch axes (length-1 axes
     after the batch where its core has fewer axes than the target)."""
@@ -202,6 +217,7 @@ BATCH_RULES: dict[type, BatchRule] = {
     Concatenate: _concatenate,
     Reshape: _reshape,
     BroadcastTo: _broadcast_to,
+    Shard: _shard,
     Shape: _core_shape,
     ShapeI: _core_shape,
     MatMul: _matmul,
@@ -246,6 +262,10 @@ def _draws(op: Op) -> bool:
 
 
 def _blockwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> list[Var]:
+    if isinstance(node.op, Shard):
+        raise GraphTypeError(
+            f"vectorize: cannot batch {node.op}: its spec is not a PartitionSpec or a NamedSharding"
+        )
     if _draws(node.op):
         raise GraphTypeError(
             f"vectorize: {node.op} draws random numbers and has no batching rule; a shared "

@@ -41,6 +41,35 @@ def test_donated_inputs_compute_the_same_and_are_cached_apart():
     np.testing.assert_allclose(f(np.arange(4.0)), 2 * np.exp(np.arange(4.0)))
 
 
+def test_shard_is_the_identity_on_numpy_with_its_gradient_and_is_never_folded():
+    from jax.sharding import PartitionSpec as P
+
+    y = rt.shard(x * x, P())
+    f = rk.function([x], [y, rk.grad(rt.sum(y), x)], backend="numpy")
+    value, grad = f(np.arange(4.0))
+    np.testing.assert_array_equal(value, np.arange(4.0) ** 2)
+    np.testing.assert_array_equal(grad, 2 * np.arange(4.0))
+    folded = rk.rewrite(rt.shard(rt.constant(np.ones(3)) * 2, P()))
+    assert folded.owner is not None and type(folded.owner.op).__name__ == "Shard"
+
+
+def test_vectorize_leaves_the_batch_axes_unpartitioned():
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    xs = rt.matrix("xs", shape=(2, 4))
+    assert rk.vectorize(rt.shard(x, P("a")), {x: xs}).owner.op.spec == P(None, "a")
+    mesh = jax.make_mesh((1,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))
+    batched = rk.vectorize(rt.shard(x, NamedSharding(mesh, P("a"))), {x: xs})
+    assert batched.owner.op.spec.spec == P(None, "a")
+
+
+def test_a_spec_that_cannot_be_hashed_is_refused():
+    with pytest.raises(GraphTypeError, match="shard: the spec must be"):
+        rt.shard(x, ["data"])
+
+
 _SHARDED = textwrap.dedent(
     """
     import json
@@ -53,12 +82,11 @@ _SHARDED = textwrap.dedent(
 
     assert len(jax.devices()) == 8, jax.devices()
     X, y, w = rt.matrix("X", shape=(4096, 5)), rt.vector("y", shape=(4096,)), rt.vector("w")
-    logits = X @ w
-    logp = rt.sum(y * logits - rt.log1p(rt.exp(logits)))  # logistic regression
-    outputs = [logp, rk.grad(logp, w)]
-
     mesh = jax.make_mesh((8,), ("data",), axis_types=(jax.sharding.AxisType.Auto,))
     rows, replicated = NamedSharding(mesh, P("data")), NamedSharding(mesh, P())
+    logits = rt.shard(X @ w, rows)  # a constraint inside the graph too
+    logp = rt.sum(y * logits - rt.log1p(rt.exp(logits)))  # logistic regression
+    outputs = [logp, rk.grad(logp, w)]
     sharded = rk.function(
         [X, y, w], outputs, in_shardings=(rows, rows, replicated), out_shardings=replicated
     )

@@ -1,7 +1,7 @@
 """Shapes and the Ops that move axes and elements without computing anything, in one
 namespace: shape vectors (``shape_vectors``), reshaping, broadcasting and moving axes
-(``layout``), and joining (``joining``). The backends implement the family in one module
-each (``rewritekit/backends/<backend>/shapes.py``).
+(``layout``), joining (``joining``), and sharding constraints (``sharding``). The backends
+implement the family in one module each (``rewritekit/backends/<backend>/shapes.py``).
 
 Static shapes travel with every Op here: an Op whose result shape depends on the *values*
 of a shape argument (``Reshape``, ``BroadcastTo``, ``creation.Alloc``) takes the shape as
@@ -27,5 +27,8 @@ from rewritekit.tensor.shape_vectors import (
     static_shape_of,
 )
 from rewritekit.tensor.shape_vectors import __all__ as _shape_vectors
+from rewritekit.tensor.sharding import *  # noqa: F403
+from rewritekit.tensor.sharding import Shard
+from rewritekit.tensor.sharding import __all__ as _sharding
 
-__all__ = sorted([*_joining, *_layout, *_shape_vectors])
+__all__ = sorted([*_joining, *_layout, *_sharding, *_shape_vectors])

@@ -20,6 +20,7 @@ from rewritekit.tensor.shapes import (
     Reshape,
     Shape,
     ShapeI,
+    Shard,
     Squeeze,
     Transpose,
     shape_i,
@@ -102,7 +103,19 @@ def _record(name, ops, build, reference, draw, dtypes=NUMBERS, **kw):
     return OpRecord(name, ops, build, reference, draw, dtypes, **kw)
 
 
+def _sharded(x):
+    """A constraint to a 1-device mesh, replicated: the JAX backend applies it, the NumPy
+    backend is the identity."""
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = jax.make_mesh((1,), ("a",), axis_types=(jax.sharding.AxisType.Auto,))
+    return rt.shard(x * 2, NamedSharding(mesh, P()))
+
+
 RECORDS = [
+    _record("shard", (Shard,), _sharded, lambda x: x * 2, _one(), ("float64", "float32")),
     # --- shape, size -------------------------------------------------------------------
     _record("shape", (Shape,), rt.shape, lambda x: np.array(x.shape, dtype=np.int64), _one(), ALL),
     _record(

@@ -1,5 +1,6 @@
 """JAX implementations of the shape Ops (``rewritekit.tensor.shapes``)."""
 
+import jax
 import jax.numpy as jnp
 
 from rewritekit.backends.common import arrays, register
@@ -12,4 +13,11 @@ def _make_vector(*scalars: jnp.ndarray) -> jnp.ndarray:
 
 
 # JAX's MakeVector stacks its scalars, which may be traced
-register(jax_funcify, arrays.shapes(jnp) | {sh.MakeVector: lambda op, node: _make_vector})
+register(
+    jax_funcify,
+    arrays.shapes(jnp)
+    | {
+        sh.MakeVector: lambda op, node: _make_vector,
+        sh.Shard: lambda op, node: lambda x: jax.lax.with_sharding_constraint(x, op.spec),
+    },
+)
