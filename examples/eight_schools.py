@@ -3,7 +3,8 @@ log-density derived by ``rewritekit.logprob``, compiled to JAX with its gradient
 with BlackJAX NUTS, and checked against NumPyro's NUTS on the same model.
 
 Run: ``.venv/bin/python examples/eight_schools.py [--warmup 1000] [--samples 1000]
-[--chains 4] [--seed 0] [--no-compare]`` (needs the ``examples`` extra: blackjax, numpyro).
+[--chains 4] [--seed 0] [--no-compare] [--all-chains]`` (needs the ``examples`` extra:
+blackjax, numpyro).
 
 The model (Rubin 1981; the non-centred form of Stan's and PyMC's examples)::
 
@@ -119,6 +120,20 @@ def density(m: Model, y: np.ndarray = Y) -> Density:
     return Density(packing, logp_grad, rk.function([packing.flat], back))
 
 
+def chains_density(m: Model, y: np.ndarray = Y, chains: int | None = None) -> rk.CompiledFunction:
+    """Every chain's log-density and gradient in one call: ``flats (C, 10) -> [logp (C,),
+    grad (C, 10)]``, ``rk.vectorize`` of the one-chain graphs over a leading chain axis
+    (``chains``: a static number of chains, or None for any).
+
+    Example:
+        >>> f = chains_density(model())
+        >>> logps, grads = f(np.zeros((4, 10)))
+    """
+    packing, logp, grad, _ = density_graph(m, y)
+    flats = rt.matrix("flats", shape=(chains, packing.size))
+    return rk.function([flats], rk.vectorize([logp, grad], {packing.flat: flats}))
+
+
 def jax_logdensity(d: Density) -> Any:
     """``flat -> logp`` as a JAX function whose gradient is rewritekit's symbolic one.
 
@@ -232,6 +247,7 @@ def main(
     chains: int = 4,
     seed: int = 0,
     compare: bool = True,
+    all_chains: bool = False,
 ) -> dict[str, Any]:
     """Sample the posterior with BlackJAX (and NumPyro, if ``compare``) and print summaries.
 
@@ -242,6 +258,10 @@ def main(
     m = model()
     mu0, tau0, _, y0 = forward_sampler(m)(rr.seed(seed))
     print(f"a prior-predictive draw: mu {mu0:.3g}, tau {tau0:.3g}, y {np.round(y0, 1)}")
+    if all_chains:  # every chain's density at Stan-like starting points, in one call
+        starts = np.random.default_rng(seed).uniform(-2.0, 2.0, size=(chains, 10))
+        logps, _ = chains_density(m, chains=chains)(starts)
+        print(f"log-density at the {chains} chains' starting points: {np.round(logps, 3)}")
     seconds = {}
     with jax.enable_x64(True):  # f.jax_fn follows the caller's setting: the model is float64
         t0 = time.perf_counter()
@@ -285,8 +305,20 @@ def _cli() -> None:
     parser.add_argument("--chains", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-compare", action="store_true", help="skip the NumPyro run")
+    parser.add_argument(
+        "--all-chains",
+        action="store_true",
+        help="also evaluate every chain's density in one call (rk.vectorize)",
+    )
     args = parser.parse_args()
-    main(args.warmup, args.samples, args.chains, args.seed, compare=not args.no_compare)
+    main(
+        args.warmup,
+        args.samples,
+        args.chains,
+        args.seed,
+        compare=not args.no_compare,
+        all_chains=args.all_chains,
+    )
 
 
 if __name__ == "__main__":

@@ -86,6 +86,9 @@ def test_ppl_guide_runs(capsys):
     out = capsys.readouterr().out
     assert "found no log-density" in out
     assert np.isfinite(namespace["posterior_mean"]).all()
+    values, grads = namespace["values"], namespace["grads"]  # every chain at once
+    assert grads.shape == (4, 10) and values[0] == values[3]
+    np.testing.assert_allclose(values[0], -42.480126, atol=1e-6)
 
 
 def test_control_flow_guide_runs(capsys):

@@ -56,6 +56,16 @@ def test_eight_schools_density_equals_the_hand_written_one(density):
         np.testing.assert_allclose(our_grad, grad, rtol=1e-12, atol=1e-10)
 
 
+@pytest.mark.parametrize("chains", [6, None])
+def test_every_chains_density_in_one_call_equals_each_alone(density, chains):
+    f = es.chains_density(es.model(), chains=chains)
+    logps, grads = f(_points())
+    for point, logp, grad in zip(_points(), logps, grads, strict=True):
+        alone, alone_grad = density.logp_grad(point)
+        np.testing.assert_allclose(logp, alone, rtol=1e-13, atol=1e-12)
+        np.testing.assert_allclose(grad, alone_grad, rtol=1e-12, atol=1e-12)
+
+
 def test_the_hand_written_density_is_scipys():
     mu, tau, theta_tilde = 1.5, 2.5, np.linspace(-1.0, 1.0, 8)
     expected = (
