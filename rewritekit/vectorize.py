@@ -45,7 +45,7 @@ from rewritekit.tensor.layout import BroadcastTo, ExpandDims, Reshape, Squeeze, 
 from rewritekit.tensor.shape_vectors import Shape, ShapeI
 from rewritekit.tensor.sharding import Shard
 from rewritekit.tensor.sorting import SortBase
-from rewritekit.tensor.subtensor import Subtensor
+from rewritekit.tensor.subtensor import Subtensor, UpdateSubtensor
 from rewritekit.tensor.ufunc import Elemwise
 
 __all__ = ["BATCH_RULES", "Unbatched", "vectorize", "vmap"]
@@ -205,6 +205,27 @@ def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> 
     return apply_op(new, tuple(inputs))
 
 
+def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``set_subtensor``/``inc_subtensor`` with a basic index: the same index after a full
+    slice per batch axis; a shared ``x`` is broadcast over the batch, a batched value gets
+    length-1 axes after its batch axes where its core has fewer axes than the selection."""
+    op = node.op
+    index = op.index  # type: ignore[attr-defined]
+    if any(batched[2:]) or any(e == "array" or e is Ellipsis for e in index):
+        return None
+    x, value, *parts = inputs
+    if not batched[0]:
+        lengths = _batch_lengths(inputs, batched, nb)
+        x = broadcast_to(x, (*lengths, *[shape_i(x, d) for d in range(x.ndim)]))
+    if batched[1]:
+        core = apply_op(Subtensor(index), (node.inputs[0], *node.inputs[2:]))[0]
+        missing = core.ndim - node.inputs[1].ndim
+        if missing:
+            value = expand_dims(value, tuple(range(nb, nb + missing)))
+    new = type(op)(((None, None, None),) * nb + tuple(index))  # type: ignore[call-arg]
+    return apply_op(new, (x, value, *parts))
+
+
 #: Batching rules by Op class (the most specific class of an Op's hierarchy wins).
 BATCH_RULES: dict[type, BatchRule] = {
     Elemwise: _elementwise,
@@ -223,6 +244,7 @@ BATCH_RULES: dict[type, BatchRule] = {
     MatMul: _matmul,
     Dot: _dot,
     Subtensor: _subtensor,
+    UpdateSubtensor: _update_subtensor,
 }
 
 

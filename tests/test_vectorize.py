@@ -42,6 +42,9 @@ CORES = {
     "dot": lambda: rt.dot(M, x) + rt.dot(x, M) + rt.dot(x, x),
     "new_axes": lambda: rt.sum(x[None, 1:] * x[:, None], axis=0) + x[-1],
     "fallback": lambda: rt.einsum("ij,j->i", M, x) + rt.linalg.solve(M + 3 * rt.eye(3), x),
+    "updates": lambda: rt.set_subtensor(x[1:], x[:2] * s) + rt.inc_subtensor(x[0], 1.0),
+    "update_shared": lambda: rt.sum(rt.inc_subtensor(M[1:, 0], x[:2]) + rt.set_subtensor(M[0], x)),
+    "update_column": lambda: rt.sum(rt.set_subtensor(M[:, 1:], rt.expand_dims(x, 1)), axis=0),
 }
 
 
