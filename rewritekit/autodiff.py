@@ -41,13 +41,11 @@ from rewritekit.tensor import sum as reduce_sum
 from rewritekit.tensor.control import set_differentiator
 from rewritekit.tensor.gradient import (
     Mask,
-    jacobian_node,
     masked,
     masked_input_grad,
     split_masks,
     sum_cotangents,
 )
-from rewritekit.tensor.shapes import shape
 from rewritekit.tensor.ufunc import Elemwise, shape_sources
 
 __all__ = ["grad", "hessian", "jacobian", "jvp", "vjp"]
@@ -498,14 +496,7 @@ def jacobian(y: Var, x: Var, mode: str = "rev") -> Var:
     (g,) = backward([y], [u], [x])
     if g is None:
         g = zeros_like(x)
-    if _BY_VECTORIZE:
-        return _vectorized_jacobian(y, x, u, g)
-    inner = [v for v in graph_inputs(g) if v is not u]
-    return jacobian_node(shape(y), u, g, inner)
-
-
-#: Build Jacobians as vectorized vjp graphs (rules see them) rather than one opaque node.
-_BY_VECTORIZE = True
+    return _vectorized_jacobian(y, x, u, g)
 
 
 def _vectorized_jacobian(y: Var, x: Var, u: Var, g: Var) -> Var:

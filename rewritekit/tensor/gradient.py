@@ -6,8 +6,9 @@ masked cotangents of ``where``.
   time for lengths that are unknown statically: an axis of unknown length may be 1 and
   broadcast).
 - ``Jacobian``: holds a vector-Jacobian product graph ``g(u, ...)`` and evaluates it for
-  every one-hot cotangent ``u`` (``jax.vmap`` in JAX, a loop in NumPy): the Jacobian of
-  a graph whose output size is known only at run time.
+  every one-hot cotangent ``u`` (``jax.vmap`` in JAX, a loop in NumPy), one opaque node.
+  ``rk.jacobian`` no longer builds it (it vectorizes the vjp graph, which the rules see:
+  ``rewritekit.vectorize``); ``jacobian_node`` still does, for code that wants the node.
 - Masked cotangents: ``where(c, 0, h)`` or ``where(c, h, 0)``, the cotangent a ``where``
   sends to each branch. The differentiator applies an elementwise Op's vjp to ``h`` and
   masks the result again (``split_masks``, ``masked``, ``masked_input_grad``,
