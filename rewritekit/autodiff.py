@@ -36,7 +36,17 @@ from typing import Any
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Apply, Constant, Var, apply_op, as_var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
-from rewritekit.tensor import add, multiply, ones_like, zeros_like
+from rewritekit.tensor import (
+    add,
+    broadcast_to,
+    eye,
+    moveaxis,
+    multiply,
+    ones_like,
+    reshape,
+    size,
+    zeros_like,
+)
 from rewritekit.tensor import sum as reduce_sum
 from rewritekit.tensor.control import set_differentiator
 from rewritekit.tensor.gradient import (
@@ -46,7 +56,9 @@ from rewritekit.tensor.gradient import (
     split_masks,
     sum_cotangents,
 )
+from rewritekit.tensor.shape_vectors import lengths
 from rewritekit.tensor.ufunc import Elemwise, shape_sources
+from rewritekit.vectorize import vectorize
 
 __all__ = ["grad", "hessian", "jacobian", "jvp", "vjp"]
 
@@ -496,42 +508,26 @@ def jacobian(y: Var, x: Var, mode: str = "rev") -> Var:
     (g,) = backward([y], [u], [x])
     if g is None:
         g = zeros_like(x)
-    return _vectorized_jacobian(y, x, u, g)
+    return reshape(_over_one_hot(g, u, y), (*lengths(y), *lengths(x)))
 
 
-def _vectorized_jacobian(y: Var, x: Var, u: Var, g: Var) -> Var:
-    """``g(u) = u . dy/dx`` vectorized over the one-hot ``u``: the rows of an identity
-    matrix laid out in ``y``'s shape, so the Jacobian is an ordinary graph."""
-    from rewritekit.tensor import broadcast_to, eye, reshape, shape_i, size
-    from rewritekit.vectorize import vectorize
-
-    y_shape = [n if n is not None else shape_i(y, d) for d, n in enumerate(y.type.shape)]
-    x_shape = [n if n is not None else shape_i(x, d) for d, n in enumerate(x.type.shape)]
-    rows = size(y)
-    basis = reshape(eye(rows, dtype=y.dtype), (rows, *y_shape))
-    batched = vectorize(g, {u: basis})
-    if batched is g:  # no dependence on u: every row is g
-        batched = broadcast_to(g, (rows, *x_shape))
-    return reshape(batched, (*y_shape, *x_shape))
+def _over_one_hot(value: Var, dummy: Var, like: Var) -> Var:
+    """``value``, linear in ``dummy`` (of ``like``'s type), vectorized over the one-hot
+    ``dummy``: the rows of an identity matrix laid out in ``like``'s shape. The result has
+    one leading entry per element of ``like`` (``value`` broadcast where it does not read
+    ``dummy``)."""
+    n = size(like)
+    batched = vectorize(value, {dummy: reshape(eye(n, dtype=like.dtype), (n, *lengths(like)))})
+    return batched if batched is not value else broadcast_to(value, (n, *lengths(value)))
 
 
 def _forward_jacobian(y: Var, x: Var) -> Var:
-    """The jvp ``J t`` vectorized over the one-hot ``t`` (the rows of an identity laid out
-    in ``x``'s shape): the columns of the Jacobian, moved behind ``y``'s axes."""
-    from rewritekit.tensor import broadcast_to, eye, moveaxis, reshape, shape_i, size
-    from rewritekit.vectorize import vectorize
-
+    """The jvp ``J t`` vectorized over the one-hot ``t``: the columns of the Jacobian,
+    moved behind ``y``'s axes."""
     t = Var(x.type, "_tangent")
-    column = jvp(y, x, t)
-    y_shape = [n if n is not None else shape_i(y, d) for d, n in enumerate(y.type.shape)]
-    x_shape = [n if n is not None else shape_i(x, d) for d, n in enumerate(x.type.shape)]
-    cols = size(x)
-    basis = reshape(eye(cols, dtype=x.dtype), (cols, *x_shape))
-    batched = vectorize(column, {t: basis})
-    if batched is column:  # no dependence on t: every column is the same
-        batched = broadcast_to(column, (cols, *y_shape))
-    flat = moveaxis(batched, 0, -1) if y.ndim else batched  # (*y.shape, size(x))
-    return reshape(flat, (*y_shape, *x_shape))
+    columns = _over_one_hot(jvp(y, x, t), t, x)  # (size(x), *y.shape)
+    flat = moveaxis(columns, 0, -1) if y.ndim else columns
+    return reshape(flat, (*lengths(y), *lengths(x)))
 
 
 def hessian(cost: Var, x: Var) -> Var:

@@ -430,12 +430,10 @@ def _jit_options(
                 f"function: {name} has {len(value)} entries for {count} {name.split('_')[0]}puts"
             )
         if isinstance(value, list):
-            given[name] = tuple(value)
+            given[name] = tuple(value)  # hashable: part of the cache key
     for position in donate:
         if not 0 <= position < len(ins):
             raise GraphTypeError(f"function: donate_argnums {position} is not an input position")
-    if "out_shardings" in given and isinstance(given["out_shardings"], tuple):
-        given["out_shardings"] = list(given["out_shardings"])  # the jitted returns a list
     return given
 
 
@@ -566,10 +564,7 @@ def _key(
         rules_key: Any = rules
     else:
         rules_key = as_ruleset(rules).rules
-    extra = tuple(
-        (name, tuple(value) if isinstance(value, list) else value)
-        for name, value in sorted((options or {}).items())
-    )
+    extra = tuple(sorted((options or {}).items()))
     try:
         hash(extra)
     except TypeError:

@@ -40,9 +40,10 @@ from rewritekit.tensor import (
 from rewritekit.tensor.aggregates import ArgReduce, Reduce
 from rewritekit.tensor.contractions import Dot, MatMul
 from rewritekit.tensor.control import Blockwise
+from rewritekit.tensor.indexing import ARRAY
 from rewritekit.tensor.joining import Concatenate
 from rewritekit.tensor.layout import BroadcastTo, ExpandDims, Reshape, Squeeze, Transpose
-from rewritekit.tensor.shape_vectors import Shape, ShapeI
+from rewritekit.tensor.shape_vectors import Shape, ShapeI, lengths
 from rewritekit.tensor.sharding import Shard
 from rewritekit.tensor.sorting import SortBase
 from rewritekit.tensor.subtensor import Subtensor, UpdateSubtensor
@@ -95,15 +96,14 @@ def _shifted_layout(node: Apply, inputs: list[Var], batched: list[bool], nb: int
 
 
 def _batch_lengths(inputs: list[Var], batched: list[bool], nb: int) -> list[Any]:
-    first = inputs[batched.index(True)]
-    return [n if n is not None else shape_i(first, d) for d, n in enumerate(first.type.shape[:nb])]
+    return lengths(inputs[batched.index(True)])[:nb]
 
 
 def _concatenate(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """Joined along the shifted axis; the shared inputs broadcast over the batch."""
-    lengths = _batch_lengths(inputs, batched, nb)
+    batch = _batch_lengths(inputs, batched, nb)
     full = [
-        v if b else broadcast_to(v, (*lengths, *[shape_i(v, d) for d in range(v.ndim)]))
+        v if b else broadcast_to(v, (*batch, *lengths(v)))
         for v, b in zip(inputs, batched, strict=True)
     ]
     return apply_op(Concatenate(node.op.axis + nb), tuple(full))  # type: ignore[attr-defined]
@@ -194,12 +194,18 @@ def _dot(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     return None
 
 
+def _basic(index: tuple[Any, ...]) -> bool:
+    """No index array and no ``...``: NumPy keeps the indexed axes in place, after the
+    batch axes."""
+    return not any(e == ARRAY or e is Ellipsis for e in index)
+
+
 def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """Basic indexing (integers, slices, new axes) of a batched array: the same index
     after a full slice per batch axis. Index arrays and ``...`` keep the fallback (NumPy
     may move the indexed axes in front of the batch)."""
     index = node.op.index  # type: ignore[attr-defined]
-    if not _only_first(batched) or any(e == "array" or e is Ellipsis for e in index):
+    if not _only_first(batched) or not _basic(index):
         return None
     new = Subtensor(((None, None, None),) * nb + tuple(index))
     return apply_op(new, tuple(inputs))
@@ -211,12 +217,11 @@ def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: i
     length-1 axes after its batch axes where its core has fewer axes than the selection."""
     op = node.op
     index = op.index  # type: ignore[attr-defined]
-    if any(batched[2:]) or any(e == "array" or e is Ellipsis for e in index):
+    if any(batched[2:]) or not _basic(index):
         return None
     x, value, *parts = inputs
     if not batched[0]:
-        lengths = _batch_lengths(inputs, batched, nb)
-        x = broadcast_to(x, (*lengths, *[shape_i(x, d) for d in range(x.ndim)]))
+        x = broadcast_to(x, (*_batch_lengths(inputs, batched, nb), *lengths(x)))
     if batched[1]:
         core = apply_op(Subtensor(index), (node.inputs[0], *node.inputs[2:]))[0]
         missing = core.ndim - node.inputs[1].ndim
@@ -302,14 +307,14 @@ def _blockwise(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> 
 def _checked(replace: Mapping[Var, Any]) -> tuple[dict[Var, Var], int]:
     pairs: dict[Var, Var] = {}
     nb: int | None = None
-    lengths: dict[int, tuple[int, Var]] = {}
+    first_seen: dict[int, tuple[int, Var]] = {}  # batch axis -> its static length, and where
     for old, new in replace.items():
         if not isinstance(old, Var) or old.owner is not None:
             raise GraphTypeError(f"vectorize: {old!r} is not a graph input to replace")
         new = as_var(new, context=f"vectorize: the replacement of {old!r}")
         extra = new.ndim - old.ndim
-        core = new.type.with_shape(new.type.shape[extra:]) if extra >= 0 else None
-        if extra < 1 or core is None or core.dtype != old.dtype or not old.type.is_compatible(core):
+        core = new.type.with_shape(new.type.shape[max(extra, 0) :])
+        if extra < 1 or core.dtype != old.dtype or not old.type.is_compatible(core):
             raise GraphTypeError(
                 f"vectorize: the replacement of {old!r} has type {new.type}, which is not "
                 f"{old.type} with leading batch axes"
@@ -322,7 +327,7 @@ def _checked(replace: Mapping[Var, Any]) -> tuple[dict[Var, Var], int]:
         for axis, n in enumerate(new.type.shape[:extra]):
             if n is None:
                 continue
-            seen = lengths.setdefault(axis, (n, old))
+            seen = first_seen.setdefault(axis, (n, old))
             if seen[0] != n:
                 raise ShapeError(
                     f"vectorize: batch axis {axis} has length {seen[0]} in the replacement "
@@ -447,7 +452,7 @@ def vmap(fn: Callable[..., Any], in_axes: Any = 0, out_axes: Any = 0) -> Callabl
         final = []
         for out, new, axis in zip(outs, batched, o_axes, strict=True):
             if new is out and not _reads(out, replace):  # the same for every element
-                new = broadcast_to(out, (length, *[shape_i(out, d) for d in range(out.ndim)]))
+                new = broadcast_to(out, (length, *lengths(out)))
             final.append(moveaxis(new, 0, axis))
         return final[0] if single else type(result)(final)
 

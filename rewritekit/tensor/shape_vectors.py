@@ -123,6 +123,12 @@ def size(x: Any) -> Var:
 # --- shape arguments ----------------------------------------------------------------------
 
 
+def lengths(x: Var) -> list[int | Var]:
+    """``x``'s lengths: an int where static, else ``shape_i(x, axis)`` (what a shape
+    argument of ``reshape``/``broadcast_to`` takes)."""
+    return [n if n is not None else shape_i(x, axis) for axis, n in enumerate(x.type.shape)]
+
+
 def as_shape_vector(parts: Any, context: str) -> Var:
     """A shape argument as an int64 vector Var.
 

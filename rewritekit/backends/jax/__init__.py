@@ -97,6 +97,9 @@ class JaxBackend:
         def jax_fn(*args: Any) -> list[Any]:
             return run(*[jnp.asarray(a) for a in args])
 
+        # one sharding per output: a list, as jax_fn returns its outputs in one
+        if isinstance(jit_options.get("out_shardings"), tuple):
+            jit_options["out_shardings"] = list(jit_options["out_shardings"])
         jitted = jax.jit(jax_fn, **jit_options)
         call = _with_x64(jitted)
         call.jax_fn = jax_fn  # type: ignore[attr-defined]

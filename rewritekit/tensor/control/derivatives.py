@@ -25,7 +25,7 @@ from rewritekit.tensor.arithmetic import add, cast, ceil, maximum
 from rewritekit.tensor.creation import zeros_like
 from rewritekit.tensor.joining import concatenate
 from rewritekit.tensor.layout import reshape
-from rewritekit.tensor.shape_vectors import shape_i
+from rewritekit.tensor.shape_vectors import lengths, shape_i
 from rewritekit.tensor.transcendental import sqrt
 from rewritekit.tensor.ufunc import Elemwise
 
@@ -318,7 +318,7 @@ def _block_sizes(steps: int | Var) -> tuple[Any, Any, Any]:
 
 
 def _rest(v: Var) -> list[Any]:
-    return [d if d is not None else shape_i(v, a) for a, d in enumerate(v.type.shape) if a > 0]
+    return lengths(v)[1:]
 
 
 def _cut(v: Var, k: Any, blocks: Any, rem: Any, reverse: bool) -> tuple[Var, Var | None]:
