@@ -1,0 +1,163 @@
+"""Batching rules of indexing: ``x[index]``, ``set_subtensor`` and ``inc_subtensor``.
+
+A basic index (integers, slices, new axes) of a batched ``x`` is the same index after a
+full slice per batch axis. Any other case (index arrays, a batched integer or index array,
+a shared ``x`` under a batched index) indexes each batch axis with an ``arange`` array
+too: every integer and array of the index is then an advanced index, so NumPy puts their
+broadcast axes first, ``(batch..., index..., rest...)``, and a transpose moves the index
+axes back where the core had them (after ``p`` sliced axes, where its advanced indices
+were adjacent). Updates align their values to that layout the other way round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rewritekit.ir import Apply, Var, apply_op
+from rewritekit.tensor import arange, expand_dims, transpose
+from rewritekit.tensor.indexing import ARRAY, SCALAR, selected_shape
+from rewritekit.tensor.subtensor import Subtensor, UpdateSubtensor
+from rewritekit.vectorize.registry import (
+    batch_lengths,
+    broadcast_batch,
+    only_first,
+    pad_core,
+    rule,
+)
+
+__all__: list[str] = []
+
+_FULL = (None, None, None)
+
+
+def _basic(index: tuple[Any, ...]) -> bool:
+    """No index array and no ``...``: NumPy keeps the indexed axes in place."""
+    return not any(e == ARRAY or e is Ellipsis for e in index)
+
+
+@dataclass
+class _Batched:
+    """A core index rewritten for the batch: the new index and parts, and where the core
+    had its advanced axes (``m`` of them, after ``p`` others)."""
+
+    index: tuple[Any, ...]
+    parts: list[Var]
+    m: int
+    p: int
+
+    def core_order(self, nb: int, ndim: int) -> tuple[int, ...]:
+        """The permutation taking ``(batch, index, rest)`` to the core's order."""
+        m, p = self.m, self.p
+        lead = [*range(nb), *range(nb + m, nb + m + p), *range(nb, nb + m)]
+        return (*lead, *range(nb + m + p, ndim))
+
+    def batch_order(self, nb: int, ndim: int) -> tuple[int, ...]:
+        """The inverse permutation (``ndim`` includes the ``nb`` batch axes)."""
+        m, p = self.m, self.p
+        lead = [*range(nb), *range(nb + p, nb + p + m), *range(nb, nb + p)]
+        return (*lead, *range(nb + m + p, ndim))
+
+
+def _batched_index(
+    index: tuple[Any, ...],
+    parts: list[Var],
+    core_parts: list[Var],
+    flags: list[bool],
+    batch: list[Any],
+) -> _Batched | None:
+    nb = len(batch)
+    m = max(
+        (c.ndim for e, c in zip(_array_entries(index), core_parts, strict=True) if e), default=0
+    )
+    entries: list[Any] = [ARRAY] * nb
+    new_parts: list[Var] = []
+    for j, n in enumerate(batch):  # arange(B_j) along batch axis j, broadcasting with the rest
+        axes = tuple(a for a in range(nb + m) if a != j)
+        new_parts.append(expand_dims(arange(n), axes) if axes else arange(n))
+    advanced: list[int] = []
+    before = 0  # output axes of the entries before the first advanced one
+    k = 0
+    for position, entry in enumerate(index):
+        if isinstance(entry, int) or entry in (SCALAR, ARRAY):
+            advanced.append(position)
+        elif not advanced and entry is not Ellipsis:
+            before += 1  # a slice or a new axis
+        if entry in (SCALAR, ARRAY):
+            part, core, batched = parts[k], core_parts[k], flags[k]
+            k += 1
+            if batched:
+                entries.append(ARRAY)
+                new_parts.append(pad_core(part, nb, core.ndim, m))
+            else:
+                entries.append(entry)
+                new_parts.append(part)
+        elif isinstance(entry, tuple):
+            for bound in entry:
+                if bound == SCALAR:
+                    if flags[k]:
+                        return None  # a slice whose length varies over the batch
+                    new_parts.append(parts[k])
+                    k += 1
+            entries.append(entry)
+        else:
+            entries.append(entry)
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1)) if advanced else True
+    return _Batched(tuple(entries), new_parts, m, before if adjacent else 0)
+
+
+def _array_entries(index: tuple[Any, ...]) -> list[bool]:
+    """For each run-time part in order: whether it is an index array or integer."""
+    found: list[bool] = []
+    for entry in index:
+        if isinstance(entry, tuple):
+            found.extend(False for b in entry if b == SCALAR)
+        elif entry in (SCALAR, ARRAY):
+            found.append(True)
+    return found
+
+
+@rule(Subtensor)
+def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    index = node.op.index  # type: ignore[attr-defined]
+    if only_first(batched) and _basic(index):
+        return apply_op(Subtensor((_FULL,) * nb + tuple(index)), tuple(inputs))
+    x, *parts = inputs
+    batch = batch_lengths(inputs, batched, nb)
+    new = _batched_index(index, parts, list(node.inputs[1:]), batched[1:], batch)
+    if new is None:
+        return None
+    x = x if batched[0] else broadcast_batch(x, batch)
+    out = apply_op(Subtensor(new.index), (x, *new.parts))[0]
+    order = new.core_order(nb, out.ndim)
+    return [out if order == tuple(range(out.ndim)) else transpose(out, order)]
+
+
+@rule(UpdateSubtensor)
+def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """``set_subtensor``/``inc_subtensor``: a shared ``x`` is broadcast over the batch, and
+    the value (batched or not) aligned to the batched selection."""
+    op = node.op
+    index = op.index  # type: ignore[attr-defined]
+    x, value, *parts = inputs
+    core_x, core_value, *core_parts = node.inputs
+    selection = len(selected_shape(op.name, index, core_x.type, [p.type for p in core_parts]))
+    batch = batch_lengths(inputs, batched, nb)
+    x = x if batched[0] else broadcast_batch(x, batch)
+    if not any(batched[2:]) and _basic(index):
+        if batched[1]:
+            value = pad_core(value, nb, core_value.ndim, selection)
+        return apply_op(type(op)((_FULL,) * nb + tuple(index)), (x, value, *parts))
+    new = _batched_index(index, parts, core_parts, batched[2:], batch)
+    if new is None:
+        return None
+    if batched[1]:
+        value = pad_core(value, nb, core_value.ndim, selection)
+        order = new.batch_order(nb, nb + selection)
+    else:
+        missing = selection - value.ndim
+        value = expand_dims(value, tuple(range(missing))) if missing else value
+        order = tuple(a - nb for a in new.batch_order(nb, nb + selection)[nb:])
+    if order != tuple(range(len(order))):
+        value = transpose(value, order)
+    return apply_op(type(op)(new.index), (x, value, *new.parts))
