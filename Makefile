@@ -50,6 +50,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/xla_depth.py --timeout 30
 	$(BIN)/python bench/first_call.py
 	$(BIN)/python bench/vectorize.py
+	$(BIN)/python bench/sharding.py
 
 rules-docs: $(VENV)/.installed-base
 	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md

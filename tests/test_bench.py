@@ -130,3 +130,17 @@ def test_the_vectorize_worker_gives_per_example_gradients(system):
     assert row["first"] > 0 and row["per_call"] > 0
     assert row["fallback"] == []
     assert np.isfinite(row["checksum"])
+
+
+def test_the_sharding_bench_runs_its_three_setups_and_they_agree():
+    tiny = ["--rows", "64", "--warmup", "1", "--repeats", "2"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "sharding.py"), *tiny],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    table = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [line.split(" | ")[1] for line in table[1:]] == ["1 of 1", "1 of 8", "8 of 8"]
+    assert all(line.endswith("| yes |") for line in table[1:])
