@@ -67,6 +67,30 @@ CORES = {
         + rt.sum(rt.inc_subtensor(M[[0, 0], 1:], x[1:]), axis=1)
         + rt.inc_subtensor(x[rt.argsort(x)[:2]], x[::2])
     ),
+    "scan": lambda: _sum_scan(rt.scan(lambda c, xi: (c * s + xi, c * xi), rt.zeros(()), x)),
+    "scan_shared_rows": lambda: _sum_scan(
+        rt.scan(lambda c, row: (rt.tanh(row * c), c @ row), x, M, reverse=True)
+    ),
+    "scan_carry_grows": lambda: _sum_scan(
+        rt.scan(lambda c, row: (c * 0.5 + x, rt.sum(row * c)), rt.zeros(3), M)
+    ),
+    "while_shared_condition": lambda: rt.while_loop(
+        lambda st: st[0] < 3, lambda st: (st[0] + 1, st[1] * x + s), (rt.constant(0), x)
+    )[1],
+    "while_batched_condition": lambda: _plus(
+        rt.while_loop(
+            lambda st: rt.sum(st[1]) < 20.0,
+            lambda st: (st[0] + 1.0, rt.abs(st[1]) * 2.0 + 0.5),
+            (rt.constant(0.0), x),
+        )
+    ),
+    "cond_shared_predicate": lambda: (
+        rt.cond(s > 0, lambda a: a * 2.0, lambda a: -a, x)
+        + rt.cond(s < 0, lambda a: a * 0.0, lambda a: M[0] * 1.0, x)
+    ),
+    "cond_batched_predicate": lambda: rt.cond(
+        rt.sum(x) > 0, lambda a: rt.exp(a), lambda a: M[1] + 0.0 * s, x
+    ),
     "fill": lambda: rt.sum(rt.full((2, 3), rt.sum(x)), axis=0) + rt.stop_gradient(x),
     "updates": lambda: rt.set_subtensor(x[1:], x[:2] * s) + rt.inc_subtensor(x[0], 1.0),
     "update_shared": lambda: rt.sum(rt.inc_subtensor(M[1:, 0], x[:2]) + rt.set_subtensor(M[0], x)),
@@ -77,6 +101,15 @@ CORES = {
 def _spd():
     """A symmetric positive definite matrix of x and M."""
     return M @ rt.transpose(M) + rt.outer(x, x) + rt.eye(3)
+
+
+def _sum_scan(result):
+    carry, ys = result
+    return carry + rt.sum(ys, axis=0)
+
+
+def _plus(pair):
+    return pair[0] + pair[1]
 
 
 def _t():
@@ -166,6 +199,30 @@ def test_per_example_gradients_match_jax_vmap_of_grad(backend):
     with jax.enable_x64(True):
         expected = jax.vmap(jax.grad(jloss), in_axes=(None, 0))(wv, data["xs"])
     np.testing.assert_allclose(f(data["xs"], data["M"], wv), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_example_gradients_through_a_scan_match_jax(backend):
+    """The gradient graph holds the loop and its reverse sweep: both batch by their bodies."""
+    w = rt.vector("w", shape=(3,))
+    carry, ys = rt.scan(lambda c, xi: (rt.tanh(c * w[0] + xi * w[1]) + w[2], c * xi), s, x)
+    loss = carry + rt.sum(ys)
+    xs = rt.matrix("xs", shape=(6, 3))
+    per_example = rk.vectorize(rk.grad(loss, w), {x: xs})
+    assert fallback_ops(per_example) == []
+    f = rk.function([xs, s, w], per_example, backend=backend)
+    data, wv = _data(6, seed=5), np.array([0.8, -0.4, 0.1])
+
+    def jloss(wj, xj):
+        def step(c, xi):
+            return jnp.tanh(c * wj[0] + xi * wj[1]) + wj[2], c * xi
+
+        c, y = jax.lax.scan(step, data["s"], xj)
+        return c + jnp.sum(y)
+
+    with jax.enable_x64(True):
+        expected = jax.vmap(jax.grad(jloss), in_axes=(None, 0))(wv, data["xs"])
+    np.testing.assert_allclose(f(data["xs"], data["s"], wv), expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
