@@ -1,14 +1,12 @@
-"""Ops that differentiation needs: ``stop_gradient``, ``sum_to`` and ``Jacobian``, and the
-masked cotangents of ``where``.
+"""Ops that differentiation needs, ``stop_gradient`` and ``sum_to``, and the masked
+cotangents of ``where``.
 
 - ``StopGradient``: the identity in the forward pass; no gradient flows through it.
 - ``SumTo``: a gradient summed back to the shape of the input that was broadcast (at run
   time for lengths that are unknown statically: an axis of unknown length may be 1 and
   broadcast).
-- ``Jacobian``: holds a vector-Jacobian product graph ``g(u, ...)`` and evaluates it for
-  every one-hot cotangent ``u`` (``jax.vmap`` in JAX, a loop in NumPy), one opaque node.
-  ``rk.jacobian`` no longer builds it (it vectorizes the vjp graph, which the rules see:
-  ``rewritekit.vectorize``); ``jacobian_node`` still does, for code that wants the node.
+- Jacobians are no Op: ``rk.jacobian`` vectorizes the vjp (or jvp) graph over the one-hot
+  basis (``rewritekit.vectorize``), so the rules see and simplify it.
 - Masked cotangents: ``where(c, 0, h)`` or ``where(c, h, 0)``, the cotangent a ``where``
   sends to each branch. The differentiator applies an elementwise Op's vjp to ``h`` and
   masks the result again (``split_masks``, ``masked``, ``masked_input_grad``,
@@ -29,7 +27,7 @@ from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.creation import ones_like
 from rewritekit.tensor.elemwise import Where, add, cast, equal, where
 from rewritekit.tensor.reduction import sum as reduce_sum
-from rewritekit.tensor.shapes import as_shape_vector, broadcast_to, shape
+from rewritekit.tensor.shapes import broadcast_to, shape
 from rewritekit.tensor.ufunc import Elemwise
 
 __all__ = ["input_grad", "stop_gradient", "sum_to"]
@@ -279,42 +277,3 @@ def _constant_along_sums(c: Var, full: Var, x: Var) -> bool:
         if may_sum and position >= 0 and c.type.shape[position] != 1:
             return False
     return True
-
-
-class Jacobian(Op):
-    """The Jacobian of a graph, one row per element of its output, computed from a
-    vector-Jacobian product graph ``g`` of a cotangent ``u`` (a free input of ``g``).
-
-    Parameters (held by the Op, compared by identity of the graph nodes):
-        cotangent: the input ``u`` of the inner graph, of the output's type.
-        inner_inputs: the other free inputs of ``g``, in the order of the node's inputs.
-        vjp: ``g``, the vector-Jacobian product, of the type of the variable differentiated.
-
-    Inputs: the values of ``inner_inputs``, then the output's shape vector (the number of
-    rows is its product). Output: ``output_shape + wrt_shape``.
-    """
-
-    __props__ = ("cotangent", "inner_inputs", "vjp_graph")
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        *values, vector = input_types
-        if len(values) != len(self.inner_inputs):
-            raise GraphTypeError(
-                f"jacobian: expected {len(self.inner_inputs)} inner inputs, got {len(values)}"
-            )
-        u, g = self.cotangent.type, self.vjp_graph.type
-        if vector.ndim != 1 or vector.shape[0] != u.ndim:
-            raise GraphTypeError(f"jacobian: bad shape input {vector} for an output {u}")
-        return (TensorType(g.dtype, (*u.shape, *g.shape)),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        raise NotImplementedError(
-            "jacobian: third derivatives (the gradient of a Jacobian) are not supported"
-        )
-
-
-def jacobian_node(output_shape: Var, cotangent: Var, vjp_graph: Var, inputs: list[Var]) -> Var:
-    """The ``Jacobian`` of the vjp graph ``vjp_graph(cotangent, *inputs)``."""
-    vector = as_shape_vector(output_shape, "jacobian")
-    op = Jacobian(cotangent, tuple(inputs), vjp_graph)
-    return op(*inputs, vector)

@@ -16,6 +16,7 @@ from rewritekit.tensor import (
     cast,
     cumulative,
     einsum,
+    equal,
     expand_dims,
     maximum,
     minimum,
@@ -36,7 +37,7 @@ from rewritekit.tensor import (
     sum as reduce_sum,
 )
 from rewritekit.tensor.aggregates import ArgReduce, Reduce
-from rewritekit.tensor.contractions import Dot, MatMul, Outer
+from rewritekit.tensor.contractions import Dot, MatMul, Outer, Tensordot
 from rewritekit.tensor.creation import Alloc, Arange, Eye
 from rewritekit.tensor.diagonals import AllocDiag, ExtractDiag, Trace
 from rewritekit.tensor.einstein import Einsum, parse_einsum
@@ -73,12 +74,16 @@ def _shifted_axes(node: Apply, inputs: list[Var], batched: list[bool], nb: int) 
         params["axis"] = tuple(a + nb for a in axis) if isinstance(axis, tuple) else axis + nb
         return apply_op(type(op)(**params), (inputs[0],))
     (x,), core_in, core_out = inputs, node.inputs[0].ndim, node.outputs[0].ndim
-    if axis is not None or core_out not in (1, core_in):
+    if axis is not None or core_out not in (0, 1, core_in):
         return None
     size = lengths(x)
     params["axis"] = nb
     out = apply_op(type(op)(**params), (reshape(x, (*size[:nb], -1)),))
-    return out if core_out == 1 else [reshape(o, size) for o in out]
+    if core_out <= 1:  # a scalar (argmax of every element) or the flattened array
+        return out
+    # keepdims: length 1 in every core axis; else (softmax) the input's shape
+    core = [1] * core_out if getattr(op, "keepdims", False) else size[nb:]
+    return [reshape(o, (*size[:nb], *core)) for o in out]
 
 
 @rule(ExpandDims, Squeeze, Transpose)
@@ -107,11 +112,13 @@ def _concatenate(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -
 
 @rule(Reshape)
 def _reshape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
-    """A reshape to a static core shape, after the batch axes."""
-    core = node.op.shape  # type: ignore[attr-defined]
-    if not only_first(batched) or any(n is None for n in core):
-        return None
-    return [reshape(inputs[0], (*batch_lengths(inputs, batched, nb), *core))]
+    """The batch axes, then the core's target shape (static entries, ``-1``, or read from
+    the rebuilt shape vector)."""
+    if not only_first(batched):
+        return None  # a target shape that varies over the batch
+    x, vector = inputs
+    core = [n if n is not None else vector[d] for d, n in enumerate(node.op.shape)]  # type: ignore[attr-defined]
+    return [reshape(x, (*batch_lengths(inputs, batched, nb), *core))]
 
 
 @rule(Shape, ShapeI)
@@ -145,7 +152,7 @@ def _broadcast_to(node: Apply, inputs: list[Var], batched: list[bool], nb: int) 
     if not only_first(batched):
         return None
     target = node.outputs[0]
-    vector = node.inputs[1]
+    vector = inputs[1]  # rebuilt: a shape read from a batched array is its core's
     entries = [n if n is not None else vector[d] for d, n in enumerate(target.type.shape)]
     x = inputs[0]
     missing = target.ndim - node.inputs[0].ndim
@@ -203,6 +210,20 @@ def _dot(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
         b_axes = b_axes.replace(b_axes[-2 if cb > 1 else -1], a_axes[-1])
     out = a_axes[:-1] + b_axes.replace(a_axes[-1], "") if ca and cb else a_axes + b_axes
     return _batched_einsum(f"{a_axes},{b_axes}->{out}", inputs, batched, nb)
+
+
+@rule(Tensordot)
+def _tensordot(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """As einsum: each core axis a letter, the summed pairs sharing theirs."""
+    left, right = node.op.axes  # type: ignore[attr-defined]
+    ca, cb = (v.ndim for v in node.inputs)
+    a_axes = list(string.ascii_lowercase[:ca])
+    b_axes = list(string.ascii_uppercase[:cb])
+    for i, j in zip(left, right, strict=True):
+        b_axes[j] = a_axes[i]
+    out = [c for c in a_axes if c not in b_axes] + [c for c in b_axes if c not in a_axes]
+    subscripts = f"{''.join(a_axes)},{''.join(b_axes)}->{''.join(out)}"
+    return _batched_einsum(subscripts, inputs, batched, nb)
 
 
 @rule(Outer)
@@ -361,7 +382,19 @@ def _alloc(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     return [broadcast_to(filled, (*batch_lengths(inputs, batched, nb), *entries))]
 
 
-@rule(Arange, Eye)
+@rule(Eye)
+def _eye(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """A batched offset ``k`` moves each element's diagonal: ``row + k == column``. A
+    batched ``n`` or ``m`` would change the shape."""
+    if any(batched[:2]):
+        return _varying_length(node, inputs, batched, nb)
+    n, m, k = inputs
+    rows = expand_dims(arange(n), 1)
+    on = equal(expand_dims(rows, tuple(range(nb))) + expand_dims(k, (-2, -1)), arange(m))
+    return [cast(on, node.op.dtype)]  # type: ignore[attr-defined]
+
+
+@rule(Arange)
 def _varying_length(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     raise ShapeError(
         f"vectorize: the length of {node.op}'s result depends on a batched input; every "

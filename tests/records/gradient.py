@@ -28,18 +28,6 @@ def _sum_to_reference(g, x):
     return g.sum(axis=axes, keepdims=True).astype(g.dtype) if axes else g
 
 
-def _jacobian_node(y, x):
-    """The ``Jacobian`` node itself (``rk.jacobian`` builds a vectorized vjp graph now):
-    the vjp graph of a free cotangent, evaluated per one-hot row by the backends."""
-    from rewritekit.autodiff import backward
-    from rewritekit.ir import Var, graph_inputs
-
-    u = Var(y.type, "_cotangent")
-    (g,) = backward([y], [u], [x])
-    inner = [v for v in graph_inputs(g) if v is not u]
-    return gr.jacobian_node(rt.shape(y), u, g, inner)
-
-
 def _vector(data, dtype):
     n = data.draw(broadcastable_shapes(1, min_dims=1, max_dims=1))[0]
     return [values(data, dtype, n, -3, 3)]
@@ -56,26 +44,4 @@ RECORDS = [
         notes="the forward is the identity, the gradient zero: finite differences see x",
     ),
     OpRecord("sum_to", (gr.SumTo,), rt.sum_to, _sum_to_reference, _sum_to_draw),
-    OpRecord(
-        "jacobian_sin",
-        (gr.Jacobian,),
-        lambda x: _jacobian_node(rt.sin(x) * 2.0, x),
-        lambda x: np.diag(2.0 * np.cos(x)).astype(x.dtype),
-        _vector,
-        grad=False,
-        notes="the gradient of a Jacobian (a third derivative) is not supported",
-    ),
-    OpRecord(
-        "jacobian_outer",
-        (gr.Jacobian,),
-        lambda x: _jacobian_node(rt.outer(x, rt.exp(x)), x),
-        lambda x: (
-            np.einsum("ik,j->ijk", np.eye(x.size), np.exp(x))
-            + np.einsum("i,jk->ijk", x, np.diag(np.exp(x)))
-        ).astype(x.dtype),
-        _vector,
-        grad=False,
-        rtol=1e-6,
-        notes="a matrix output: one row per output element",
-    ),
 ]
