@@ -36,6 +36,7 @@ from typing import Any
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Apply, Constant, Var, apply_op, as_var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
+from rewritekit.ir.pytree import TreeDef, flatten, unflatten
 from rewritekit.tensor import (
     add,
     broadcast_to,
@@ -69,16 +70,24 @@ def _inexact(var: Var) -> bool:
     return var.type.kind in "fc"
 
 
-def _as_list(value: Any) -> tuple[list[Any], bool, type | None]:
-    """``value`` as a list, whether it was a single item, and its sequence type."""
-    if isinstance(value, Var) or not isinstance(value, list | tuple):
+def _as_list(value: Any) -> tuple[list[Any], bool, Any]:
+    """``value`` as a list, whether it was a single item, and its structure: the sequence
+    type of a flat list/tuple, else the ``TreeDef`` of a pytree (dicts, nesting)."""
+    if isinstance(value, Var) or not isinstance(value, list | tuple | dict):
         return [value], True, None
+    if isinstance(value, dict) or any(
+        v is None or isinstance(v, list | tuple | dict) for v in value
+    ):
+        leaves, tree = flatten(value)
+        return leaves, False, tree
     return list(value), False, type(value)
 
 
-def _restore(items: list[Any], single: bool, kind: type | None) -> Any:
+def _restore(items: list[Any], single: bool, kind: Any) -> Any:
     if single:
         return items[0]
+    if isinstance(kind, TreeDef):
+        return unflatten(kind, items)
     return kind(items) if kind is tuple else list(items)
 
 

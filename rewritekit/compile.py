@@ -14,103 +14,16 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from rewritekit.arguments import Signature, checker
 from rewritekit.backends import Backend, get_backend
-from rewritekit.errors import DTypeError, GraphTypeError, RewriteMismatch
-from rewritekit.ir import Constant, Var, as_var, graph_inputs, replace, toposort
+from rewritekit.errors import GraphTypeError, RewriteMismatch
+from rewritekit.ir import Constant, Var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
 from rewritekit.rules import RewriteTrace, rewrite
 from rewritekit.rules.library import simplify_loops
 from rewritekit.rules.ruleset import as_ruleset
 
 __all__ = ["CompiledFunction", "cache_size", "clear_cache", "function"]
-
-_SAFE_KINDS = {  # which kinds a Python scalar (weakly typed) may become
-    bool: "biufc",
-    int: "iufc",
-    float: "fc",
-    complex: "c",
-}
-
-
-class InputSpec:
-    """What one positional argument must look like, precomputed for fast checks."""
-
-    __slots__ = ("dtype", "exact", "label", "ndim", "static", "var")
-
-    def __init__(self, var: Var, position: int) -> None:
-        self.var = var
-        self.dtype = np.dtype(var.dtype)
-        self.ndim = var.ndim
-        self.static = tuple((a, n) for a, n in enumerate(var.type.shape) if n is not None)
-        # a fully static shape is checked on the fast path with one tuple comparison
-        self.exact = var.type.shape if len(self.static) == self.ndim else None
-        name = f"'{var.name}'" if var.name else "<unnamed>"
-        self.label = f"input {name} (position {position})"
-
-    def check(self, value: Any) -> Any:
-        """``value`` cast to this input's dtype, or an error naming the input."""
-        try:  # the fast path: an array (NumPy, JAX) of exactly this dtype and shape
-            if value.dtype is self.dtype:
-                if self.exact is None:
-                    if value.ndim == self.ndim and not self.static:
-                        return value
-                elif value.shape == self.exact:
-                    return value
-        except AttributeError:
-            pass
-        return self._check(value)
-
-    def _check(self, value: Any) -> Any:
-        dtype = getattr(value, "dtype", None)
-        if dtype is None or not hasattr(value, "shape"):
-            value = self._from_python(value)
-        elif dtype != self.dtype:
-            if not np.can_cast(dtype, self.dtype, "safe"):
-                raise DTypeError(
-                    f"{self.label}: cannot safely cast {np.dtype(dtype).name} to "
-                    f"{self.dtype.name}; cast the argument yourself (.astype('{self.dtype.name}'))"
-                )
-            # Cast on the host: a backend array type (JAX without x64) might not hold it.
-            value = np.asarray(value).astype(self.dtype)
-        shape = value.shape
-        if len(shape) != self.ndim:
-            raise ValueError(
-                f"{self.label}: expected {self.ndim} dimensions ({self.var.type}), "
-                f"got an array of shape {tuple(shape)}"
-            )
-        for axis, length in self.static:
-            if shape[axis] != length:
-                raise ValueError(
-                    f"{self.label}: expected shape {_shape_text(self.var)}, "
-                    f"got {tuple(shape)} (axis {axis} has length {shape[axis]})"
-                )
-        return value
-
-    def _from_python(self, value: Any) -> np.ndarray:
-        if isinstance(value, (bool, int, float, complex)):
-            kinds = _SAFE_KINDS.get(type(value), "biufc")
-        else:
-            try:
-                probe = np.asarray(value)
-            except (TypeError, ValueError) as exc:
-                raise GraphTypeError(
-                    f"{self.label}: cannot use {type(value).__name__}: {exc}"
-                ) from None
-            if probe.dtype.kind not in "biufc":
-                raise GraphTypeError(
-                    f"{self.label}: expected numbers, got {type(value).__name__} of "
-                    f"dtype {probe.dtype}"
-                )
-            kinds = {"b": "biufc", "i": "iufc", "u": "iufc", "f": "fc", "c": "c"}[probe.dtype.kind]
-            value = probe if probe.dtype.kind != "i" else value  # Python ints stay weak
-        if self.dtype.kind not in kinds:
-            raise DTypeError(
-                f"{self.label}: cannot safely cast {type(value).__name__} to {self.dtype.name}"
-            )
-        try:
-            return np.asarray(value, dtype=self.dtype)
-        except OverflowError as exc:
-            raise DTypeError(f"{self.label}: {exc}") from None
 
 
 def _finite(value: Any) -> np.ndarray:
@@ -122,27 +35,6 @@ def _term(var: Var) -> str:
     from rewritekit.rules import term_str
 
     return term_str(var, depth=3)
-
-
-def _shape_text(var: Var) -> str:
-    return "(" + ", ".join("?" if n is None else str(n) for n in var.type.shape) + ")"
-
-
-def _checker(specs: list[InputSpec]) -> Any:
-    """``(*args) -> checked args`` for exactly ``len(specs)`` arguments, raising
-    ``TypeError`` for another count: the per-call cost of argument checking is paid here
-    (a one-input function lets the call itself count its arguments)."""
-    if len(specs) == 1:
-        check = specs[0].check
-        return lambda value: (check(value),)
-    count = len(specs)
-
-    def check_all(*args: Any) -> list[Any]:
-        if len(args) != count:
-            raise TypeError("wrong number of arguments")  # check_arguments names them
-        return list(map(InputSpec.check, specs, args))
-
-    return check_all
 
 
 class _Compiled(NamedTuple):
@@ -180,16 +72,18 @@ class CompiledFunction:
 
     def __init__(
         self,
-        inputs: list[Var],
-        outputs: Var | list[Var],
+        signature: Signature,
+        outputs: Any,
         compiled: _Compiled,
         trust_input: bool,
         check_rewrites: bool = False,
         recall: Callable[[], tuple[list[Var], RewriteTrace]] | None = None,
     ) -> None:
-        self.inputs = inputs
+        self.inputs = signature.flat_inputs
         self.outputs = outputs
-        self._single = isinstance(outputs, Var)
+        self.signature = signature
+        self._single = signature.single
+        self._pytrees = signature.in_tree is not None or signature.out_tree is not None
         self._compiled = compiled
         # a cache hit finds its graph and trace (over these inputs) on first use
         self._recall = recall
@@ -197,8 +91,8 @@ class CompiledFunction:
         self._trace = compiled.trace if recall is None else None
         self.backend = compiled.backend
         self.trust_input = trust_input
-        self._specs = [InputSpec(v, i) for i, v in enumerate(inputs)]
-        self._check_all = _checker(self._specs)
+        self._specs = signature.specs()
+        self._check_all = checker(self._specs)
         self._fn = compiled.fn
         self.check_rewrites = check_rewrites
         self._checker: Any = None
@@ -218,6 +112,8 @@ class CompiledFunction:
         return self._trace
 
     def __call__(self, *args: Any) -> Any:
+        if self._pytrees:
+            args = self.signature.args(args)
         if not self.trust_input:
             try:
                 args = self._check_all(*args)
@@ -230,7 +126,8 @@ class CompiledFunction:
         values = self._fn(*args)
         if self._single:
             return values[0]
-        return values if type(values) is list else list(values)
+        values = values if type(values) is list else list(values)
+        return self.signature.results(values) if self._pytrees else values
 
     def _check_rewrites(self, args: tuple[Any, ...]) -> None:
         """Evaluate every (before, after) pair of the trace on ``args`` with NumPy."""
@@ -347,9 +244,13 @@ def function(
     ``docs/performance.md``.
 
     Args:
-        inputs: the graph inputs, in call order. Inputs the outputs do not use are allowed.
-        outputs: one Var (the call returns one array) or a list/tuple of them (it returns a
-            list). Outputs may be inputs or constants; non-Var values become constants.
+        inputs: the graph inputs, in call order, each a Var or a pytree of Vars (nested
+            tuples, lists, dicts, named tuples and ``None``, as ``jax.jit`` takes them):
+            the call then takes the same structure at that position. Inputs the outputs do
+            not use are allowed.
+        outputs: one Var (the call returns one array), a list/tuple of them (it returns a
+            list), or any pytree of Vars and ``None`` (it returns the same structure).
+            Outputs may be inputs or constants; non-Var values become constants.
         backend: ``"jax"`` (default; ``jax.jit``), ``"numpy"`` (the reference), a name
             registered with ``rewritekit.backends.register``, or a backend object.
         rules: the rewrite rules applied before lowering: a name (``"default"``, the
@@ -370,7 +271,9 @@ def function(
         in_shardings, out_shardings, donate_argnums: passed to ``jax.jit`` (JAX backend
             only): one sharding for every input (output) or one per input (output),
             ``None`` for JAX's choice; ``donate_argnums`` the positions of inputs whose
-            buffers the call may reuse. See ``docs/scaling.md``.
+            buffers the call may reuse. With pytrees, as ``jax.jit``: a sharding per
+            argument (or output) stands for its whole subtree, or follows its structure,
+            and a donated argument donates every leaf. See ``docs/scaling.md``.
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
@@ -382,20 +285,27 @@ def function(
         >>> float(f([0.0, 0.0]))
         2.0
     """
-    ins = _checked_inputs(inputs)
-    single = not isinstance(outputs, (list, tuple))
-    outs = [outputs] if single else list(outputs)
-    outs = [as_var(o, context=f"function: output {i}") for i, o in enumerate(outs)]
+    signature = Signature(inputs, outputs)
+    ins = _checked_inputs(signature)
+    outs = signature.flat_outputs
+    in_shardings = signature.per_leaf(in_shardings, "in")
+    out_shardings = signature.per_leaf(out_shardings, "out")
+    donate_argnums = signature.donated(donate_argnums)
     found = get_backend(backend)
     options = _jit_options(found, ins, outs, in_shardings, out_shardings, donate_argnums)
     key = _key(ins, outs, rules, found, roll, options) if cache and ins else None
     entry = _CACHE.get(key) if key is not None else None
-    outputs = outs[0] if single else outs
+    if signature.single:
+        outputs = outs[0]
+    elif signature.out_tree is None:
+        outputs = outs
     if entry is not None and entry.alive(ins, outs):
         recall = functools.partial(entry.rewritten, outs)
-        return CompiledFunction(ins, outputs, entry.compiled, trust_input, check_rewrites, recall)
+        return CompiledFunction(
+            signature, outputs, entry.compiled, trust_input, check_rewrites, recall
+        )
     compiled = _compile(ins, outs, rules, found, key, roll, options)
-    return CompiledFunction(ins, outputs, compiled, trust_input, check_rewrites)
+    return CompiledFunction(signature, outputs, compiled, trust_input, check_rewrites)
 
 
 def _jit_options(
@@ -466,24 +376,23 @@ def _compile(
     return compiled
 
 
-def _checked_inputs(inputs: Sequence[Var]) -> list[Var]:
-    if isinstance(inputs, Var) or not isinstance(inputs, Sequence):
-        raise GraphTypeError("function: inputs must be a list of Vars")
+def _checked_inputs(signature: Signature) -> list[Var]:
     seen: set[Var] = set()
-    for position, var in enumerate(inputs):
+    for position, (var, path) in enumerate(
+        zip(signature.flat_inputs, signature.paths, strict=True)
+    ):
+        where = f"input {path}" if path else f"input {position}"
         if not isinstance(var, Var):
-            raise GraphTypeError(
-                f"function: input {position} must be a Var, got {type(var).__name__}"
-            )
+            raise GraphTypeError(f"function: {where} must be a Var, got {type(var).__name__}")
         if var.owner is not None or isinstance(var, Constant):
             raise GraphTypeError(
-                f"function: input {position} ({var!r}) is computed by the graph or constant; "
+                f"function: {where} ({var!r}) is computed by the graph or constant; "
                 "inputs must be free variables such as rt.vector('x')"
             )
         if var in seen:
             raise GraphTypeError(f"function: input {var!r} is listed twice")
         seen.add(var)
-    return list(inputs)
+    return list(signature.flat_inputs)
 
 
 def _rewrite(outputs: list[Var], rules: Any, roll: bool = True) -> tuple[list[Var], RewriteTrace]:
