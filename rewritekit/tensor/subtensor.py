@@ -28,6 +28,13 @@ from rewritekit.ir import Grads, Op, TensorType, Var, Vars, as_var, constant
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.axes import shape_str
 from rewritekit.tensor.creation import arange, zeros_like
+from rewritekit.tensor.dynamic import (
+    DynamicSlice,
+    DynamicUpdateSlice,
+    dynamic_slice,
+    dynamic_update_slice,
+    window_of,
+)
 from rewritekit.tensor.elemwise import cast, equal, where
 from rewritekit.tensor.gradient import input_grad
 from rewritekit.tensor.indexing import (  # noqa: F401 (helpers for the backends and rules)
@@ -40,9 +47,9 @@ from rewritekit.tensor.indexing import (  # noqa: F401 (helpers for the backends
     parse_index,
     selected_shape,
 )
-from rewritekit.tensor.shapes import reshape, shape, size
+from rewritekit.tensor.shapes import broadcast_to, reshape, shape, size
 
-__all__ = ["getitem", "inc_subtensor", "set_subtensor"]
+__all__ = ["dynamic_slice", "dynamic_update_slice", "getitem", "inc_subtensor", "set_subtensor"]
 
 
 # --- Ops --------------------------------------------------------------------------------
@@ -186,12 +193,63 @@ def getitem(x: Any, index: Any) -> Var:
         (3, 3)
     """
     x = as_var(x, context="getitem: input 'x'")
+    window, index = _windows(x, index)
+    if window is not x and isinstance(index, tuple) and not index:
+        return window  # x[i:i + k]: the window, nothing more
+    x = window
     parameter, parts = parse_index("getitem", index, x)
     return Subtensor(parameter)(x, *parts)
 
 
-def _update(name: str, op_class: type[UpdateSubtensor], x_sub: Any, value: Any) -> Var:
+def _windows(x: Var, index: Any) -> tuple[Var, Any]:
+    """``x[i:i + k]`` (``i`` an integer Var, ``k`` a static int) as a dynamic slice of
+    static size ``k`` (``rewritekit.tensor.dynamic``: the start clamped, as JAX's
+    ``lax.dynamic_slice``); the rest of the index applies to the window."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    axis = 0
+    found: list[tuple[int, int, Var]] = []
+    for position, item in enumerate(items):
+        if item is Ellipsis:
+            break  # the axes after it are counted from the end: left to getitem
+        if isinstance(item, slice) and item.step in (None, 1):
+            size = window_of(item.start, item.stop)
+            if size is not None:
+                found.append((axis, size, item.start))
+                items[position] = slice(None)
+        axis += item is not None
+    if not found:
+        return x, index
+    axes, sizes, starts = zip(*found, strict=True)
+    window = DynamicSlice(axes, sizes)(x, *starts)
+    while items and isinstance(items[-1], slice) and items[-1] == slice(None):
+        items.pop()
+    return window, tuple(items)
+
+
+def _update(
+    name: str, op_class: type[UpdateSubtensor], x_sub: Any, value: Any, in_window: bool = False
+) -> Var:
+    """``x_sub = x[idx]`` updated in ``x``; ``in_window``: ``x`` may be a dynamic window
+    (``at_update`` writes it back)."""
     owner = x_sub.owner if isinstance(x_sub, Var) else None
+    if owner is not None and isinstance(owner.op, DynamicSlice):  # x[i:i + k]
+        x, *starts = owner.inputs
+        update = broadcast_to(_value(name, value, x), shape(x_sub))
+        if op_class is IncSubtensor:
+            update = x_sub + update
+        return DynamicUpdateSlice(owner.op.axes)(x, update, *starts)
+    window = owner.inputs[0].owner if owner is not None and owner.inputs else None
+    if (
+        not in_window
+        and window is not None
+        and isinstance(window.op, DynamicSlice)
+        and isinstance(owner.op, Subtensor)
+    ):
+        raise GraphTypeError(
+            f"{name}: {x_sub!r} indexes a dynamic window (x[i:i + k, ...]); update x with "
+            f"x.at[...].{'set' if op_class is SetSubtensor else 'add'}(value), or the window "
+            "with rt.dynamic_update_slice"
+        )
     if owner is None or not isinstance(owner.op, Subtensor):
         shown = repr(x_sub) if isinstance(x_sub, Var) else type(x_sub).__name__
         raise GraphTypeError(
@@ -200,6 +258,19 @@ def _update(name: str, op_class: type[UpdateSubtensor], x_sub: Any, value: Any) 
         )
     x, *parts = owner.inputs
     return op_class(owner.op.index)(x, _value(name, value, x), *parts)
+
+
+def at_update(x: Var, index: Any, value: Any, add: bool) -> Var:
+    """``x.at[index].set(value)`` (``add``: ``.add``), dynamic windows included: the window
+    is updated, then written back at its clamped starts."""
+    name, op_class = ("inc_subtensor", IncSubtensor) if add else ("set_subtensor", SetSubtensor)
+    window, rest = _windows(x, index)
+    if window is x or rest == ():
+        return _update(name, op_class, getitem(x, index), value)
+    node = window.owner
+    x, *starts = node.inputs
+    written = _update(name, op_class, getitem(window, rest), value, in_window=True)
+    return DynamicUpdateSlice(node.op.axes)(x, written, *starts)
 
 
 def _value(name: str, value: Any, x: Var) -> Var:

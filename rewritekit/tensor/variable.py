@@ -83,11 +83,11 @@ class _AtIndex:
 
     def set(self, value: Any) -> Var:
         """x with x[idx] replaced by value (a new graph; x is unchanged)."""
-        return _rt().set_subtensor(self.var[self.index], value)
+        return _rt().subtensor.at_update(self.var, self.index, value, add=False)
 
     def add(self, value: Any) -> Var:
         """x with value added at x[idx] (repeated indices accumulate)."""
-        return _rt().inc_subtensor(self.var[self.index], value)
+        return _rt().subtensor.at_update(self.var, self.index, value, add=True)
 
 
 def _method(name: str, doc: str) -> Any:

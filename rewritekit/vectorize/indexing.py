@@ -15,10 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewritekit.ir import Apply, Var, apply_op
-from rewritekit.tensor import arange, expand_dims, transpose
+from rewritekit.tensor import arange, clip, expand_dims, set_subtensor, shape_i, transpose, where
+from rewritekit.tensor.dynamic import DynamicSlice, DynamicUpdateSlice
 from rewritekit.tensor.indexing import ARRAY, SCALAR, selected_shape
 from rewritekit.tensor.subtensor import Subtensor, UpdateSubtensor
+from rewritekit.vectorize.core import batch_graph
 from rewritekit.vectorize.registry import (
+    Unbatched,
     batch_lengths,
     broadcast_batch,
     only_first,
@@ -161,3 +164,53 @@ def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: i
     if order != tuple(range(len(order))):
         value = transpose(value, order)
     return apply_op(type(op)(new.index), (x, value, *new.parts))
+
+
+# --- dynamic windows ------------------------------------------------------------------------
+
+
+def _window_index(op: Any, x: Var, starts: list[Var], sizes: list[int]) -> tuple[Var, ...]:
+    """One index array per axis of ``x`` (an outer product, ``np.ix_``): the window's
+    positions on the windowed axes (JAX's start: negative from the end, then clamped), the
+    whole axis elsewhere."""
+    found = dict(zip(op.axes, zip(starts, sizes, strict=True), strict=True))
+    index = []
+    for axis in range(x.ndim):
+        n = shape_i(x, axis)
+        if axis in found:
+            start, size = found[axis]
+            start = where(start < 0, start + n, start)
+            positions = clip(start, 0, n - size) + arange(size)
+        else:
+            positions = arange(n)
+        others = tuple(a for a in range(x.ndim) if a != axis)
+        index.append(expand_dims(positions, others) if others else positions)
+    return tuple(index)
+
+
+def _dynamic_slice_gather(op: Any, x: Var, *starts: Var) -> list[Var]:
+    return [x[_window_index(op, x, list(starts), list(op.sizes))]]
+
+
+def _dynamic_update_scatter(op: Any, x: Var, update: Var, *starts: Var) -> list[Var]:
+    sizes = [update.type.shape[a] for a in op.axes]
+    return [set_subtensor(x[_window_index(op, x, list(starts), sizes)], update)]
+
+
+def _via(equivalent: Any) -> Any:
+    """A rule that batches the node's equivalent graph (built over fresh core inputs)."""
+
+    def batch(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+        core = [Var(v.type) for v in node.inputs]
+        outs = equivalent(node.op, *core)
+        pairs = list(zip(core, inputs, batched, strict=True))
+        found = batch_graph(
+            outs, {c: v for c, v, b in pairs if b}, {c: v for c, v, b in pairs if not b}, nb
+        )
+        return Unbatched([v for v, _ in found], [k for k, (_, b) in enumerate(found) if not b])
+
+    return batch
+
+
+rule(DynamicSlice)(_via(_dynamic_slice_gather))
+rule(DynamicUpdateSlice)(_via(_dynamic_update_scatter))

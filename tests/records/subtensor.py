@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import rewritekit.tensor as rt
 from rewritekit.ir import Var
+from rewritekit.tensor.dynamic import DynamicSlice, DynamicUpdateSlice
 from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor, Subtensor
 from tests.records import OpRecord, values
 
@@ -401,4 +402,86 @@ RECORDS = [
         value_dtype="float64",
     ),
     _random("inc_subtensor_random", IncSubtensor, True, ALL),
+]
+
+
+# --- dynamic windows: JAX's lax.dynamic_slice and dynamic_update_slice -------------------
+
+
+def _window(shape: Sequence[int], starts: Sequence[Any], sizes: Sequence[int]) -> tuple:
+    """JAX's window: a negative start counts from the end, then clamps into [0, n - size]."""
+    where = []
+    for n, start, size in zip(shape, starts, sizes, strict=True):
+        first = int(start) + n if int(start) < 0 else int(start)
+        first = min(max(first, 0), n - size)
+        where.append(slice(first, first + size))
+    return tuple(where)
+
+
+def _starts(data: st.DataObject, x: np.ndarray) -> list[np.ndarray]:
+    """One start per axis, beyond the axis on both sides (the clamping is exercised)."""
+    return [values(data, "int64", (), -n - 2, n + 2) for n in x.shape]
+
+
+def _draw_window(data: st.DataObject, dtype: str) -> list[np.ndarray]:
+    x = _x(data, dtype, [2, 1])
+    return [x, *_starts(data, x)]
+
+
+def _draw_update(data: st.DataObject, dtype: str) -> list[np.ndarray]:
+    x = _x(data, dtype, [2, 1])
+    return [x, values(data, dtype, (2, x.shape[1])), *_starts(data, x)]
+
+
+def _np_update(x: np.ndarray, u: np.ndarray, *starts: Any) -> np.ndarray:
+    out = x.copy()
+    out[_window(x.shape, starts, u.shape)] = u
+    return out
+
+
+def _window_of(x: Any, i: Any) -> Var:
+    i = rt.as_tensor(i)  # a traced start (the gradient tests pass arrays)
+    return x[1:, i : i + 1] * 2
+
+
+def _add_at_window(x: Any, u: Any, i: Any) -> Var:
+    i = rt.as_tensor(i)
+    return x.at[i : i + 2].add(u)
+
+
+RECORDS += [
+    OpRecord(
+        "dynamic_slice",
+        (DynamicSlice,),
+        lambda x, i, j: rt.dynamic_slice(x, [i, j], [2, 1]),
+        lambda x, i, j: x[_window(x.shape, [i, j], [2, 1])],
+        _draw_window,
+        NUMBERS,
+    ),
+    OpRecord(
+        "getitem_window",
+        (DynamicSlice,),
+        lambda x, i, j: _window_of(x, i),
+        lambda x, i, j: (x[1:] * 2)[:, _window(x.shape, [0, i], [1, 1])[1]],
+        _draw_window,
+        ("float64", "float32"),
+    ),
+    OpRecord(
+        "dynamic_update_slice",
+        (DynamicUpdateSlice,),
+        lambda x, u, i, j: rt.dynamic_update_slice(x, u, [i, j]),
+        _np_update,
+        _draw_update,
+        NUMBERS,
+        static_shapes=True,
+    ),
+    OpRecord(
+        "at_window_add",
+        (DynamicUpdateSlice, DynamicSlice),
+        lambda x, u, i, j: _add_at_window(x, u, i),
+        lambda x, u, i, j: _np_update(x, x[_window(x.shape, [i, 0], u.shape)] + u, i, 0),
+        _draw_update,
+        ("float64", "float32"),
+        static_shapes=True,
+    ),
 ]

@@ -18,6 +18,7 @@ from rewritekit.backends.common import arrays, register
 from rewritekit.backends.common.arrays import index
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.ir import Apply
+from rewritekit.tensor.dynamic import DynamicSlice, DynamicUpdateSlice
 from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor
 
 register(jax_funcify, arrays.subtensor(jnp))
@@ -65,3 +66,36 @@ def _add_to_window(x: Any, value: Any, where: tuple) -> Any:
     shape = [window[a] for a in kept]
     update = jnp.broadcast_to(jnp.asarray(value), shape).astype(x.dtype)
     return lax.dynamic_update_slice(x, current + update.reshape(window), starts)
+
+
+def _starts(x: Any, axes: tuple[int, ...], starts: Any) -> list[Any]:
+    """A start per axis of ``x``: the given ones on ``axes`` (lax wraps negative ones and
+    clamps them), 0 elsewhere; one integer type for all, as lax wants."""
+    dtype = jnp.result_type(*starts) if starts else jnp.int32
+    full: list[Any] = [jnp.zeros((), dtype)] * x.ndim
+    for axis, start in zip(axes, starts, strict=True):
+        full[axis] = jnp.asarray(start, dtype)
+    return full
+
+
+@jax_funcify.register(DynamicSlice)
+def _dynamic_slice(op: DynamicSlice, node: Apply) -> Callable[..., Any]:
+    def run(x: Any, *starts: Any) -> Any:
+        x = jnp.asarray(x)
+        sizes = list(x.shape)
+        for axis, size in zip(op.axes, op.sizes, strict=True):
+            sizes[axis] = size
+        return lax.dynamic_slice(x, _starts(x, op.axes, starts), sizes)
+
+    return run
+
+
+@jax_funcify.register(DynamicUpdateSlice)
+def _dynamic_update_slice(op: DynamicUpdateSlice, node: Apply) -> Callable[..., Any]:
+    def run(x: Any, update: Any, *starts: Any) -> Any:
+        x = jnp.asarray(x)
+        return lax.dynamic_update_slice(
+            x, jnp.asarray(update, x.dtype), _starts(x, op.axes, starts)
+        )
+
+    return run
