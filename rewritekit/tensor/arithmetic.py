@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Constant, TensorType, Var, as_var, result_dtype
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.logic import equal
@@ -178,6 +179,20 @@ class Where(Elemwise):
     def weak_dtype(self, strong: list[TensorType], weak: list[Any]) -> str:
         # The condition does not take part in promotion; only the branches do.
         return result_dtype(*strong[1:], *weak) if len(strong) > 1 else result_dtype(*weak)
+
+    def __call__(self, *args: Any, size: int | None = None, fill_value: int | None = None) -> Any:
+        """``where(cond, x, y)`` elementwise; ``where(cond, size=n)`` is ``nonzero``'s
+        positions (NumPy's one-argument form, with JAX's static ``size``)."""
+        if len(args) == 1:
+            from rewritekit.tensor.searching import nonzero
+
+            return nonzero(args[0], size=size, fill_value=fill_value)
+        if size is not None or fill_value is not None:
+            raise GraphTypeError(
+                "where: size= and fill_value= belong to the one-argument form "
+                "where(condition, size=n); where(cond, x, y) selects elementwise"
+            )
+        return super().__call__(*args)
 
     def prepare_inputs(self, *args: Any) -> tuple[Var, ...]:
         if len(args) == 3 and _is_weak_scalar(args[0]):

@@ -227,9 +227,36 @@ def _place_advanced(
 
 def mask_message(name: str, what: str) -> str:
     return (
-        f"{name}: {what} is a boolean mask, but the result's shape would depend on the "
-        "data; use rt.where(mask, x, other) to select elementwise, or index with integers"
+        f"{name}: {what} is a boolean mask known only at run time, so the result's shape "
+        "would depend on the data; as in JAX, give a static size: "
+        "x[rt.nonzero(mask, size=n, fill_value=0)], or select elementwise with "
+        "rt.where(mask, x, other) (a constant mask works as it is)"
     )
+
+
+def _constant_mask(item: Any) -> np.ndarray | None:
+    """A boolean mask known when the graph is built (an array, a list, a constant), else
+    None."""
+    if isinstance(item, Constant):
+        data = item.data
+    elif isinstance(item, (list, np.ndarray)):
+        data = np.asarray(item)
+    else:
+        return None
+    return data if data.dtype == np.bool_ and data.ndim >= 1 else None
+
+
+def _check_mask(name: str, mask: np.ndarray, x: Var, axis: int | None, position: int) -> None:
+    if axis is None:
+        return  # after an Ellipsis: NumPy checks the lengths at run time
+    lengths = x.type.shape[axis : axis + mask.ndim]
+    if len(lengths) < mask.ndim or any(
+        n is not None and n != m for n, m in zip(lengths, mask.shape, strict=False)
+    ):
+        raise ShapeError(
+            f"{name}: the boolean mask at index {position} has shape {mask.shape}, which does "
+            f"not match the axes {axis}.. of {x.type} it covers"
+        )
 
 
 # --- a user's index ---------------------------------------------------------------------
@@ -343,7 +370,20 @@ def parse_index(name: str, index: Any, x: Var) -> tuple[tuple[Any, ...], list[Va
     """
     entries: list[Any] = []
     parts: list[Var] = []
+    axis: int | None = 0  # the axis the next entry reads (None after an Ellipsis)
     for position, item in enumerate(index if isinstance(index, tuple) else (index,)):
+        mask = _constant_mask(item)
+        if mask is not None:  # its positions: one index array per axis it covers
+            _check_mask(name, mask, x, axis, position)
+            for positions in np.nonzero(mask):
+                entries.append(ARRAY)
+                parts.append(constant(positions.astype(np.int64)))
+            axis = None if axis is None else axis + mask.ndim
+            continue
+        if item is Ellipsis:
+            axis = None
+        elif item is not None and axis is not None:
+            axis += 1
         entry, entry_parts = _entry(name, item, position)
         entries.append(entry)
         parts.extend(entry_parts)

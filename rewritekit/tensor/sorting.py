@@ -19,9 +19,10 @@ from rewritekit.ir import Grads, Op, TensorType, Var, Vars, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.axes import axis_param, normalize_axis
 from rewritekit.tensor.creation import arange
+from rewritekit.tensor.searching import argwhere, nonzero
 from rewritekit.tensor.shapes import expand_dims, reshape, shape, shape_i
 
-__all__ = ["argsort", "sort"]
+__all__ = ["argsort", "argwhere", "nonzero", "sort"]
 
 
 class SortBase(Op):

@@ -15,9 +15,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from rewritekit.ir import Apply, Var, apply_op
-from rewritekit.tensor import arange, clip, expand_dims, set_subtensor, shape_i, transpose, where
+from rewritekit.tensor import (
+    arange,
+    cast,
+    clip,
+    cumsum,
+    expand_dims,
+    logical_and,
+    not_equal,
+    reshape,
+    set_subtensor,
+    shape_i,
+    transpose,
+    where,
+    zeros,
+)
+from rewritekit.tensor import sum as reduce_sum
 from rewritekit.tensor.dynamic import DynamicSlice, DynamicUpdateSlice
 from rewritekit.tensor.indexing import ARRAY, SCALAR, selected_shape
+from rewritekit.tensor.searching import Nonzero
 from rewritekit.tensor.subtensor import Subtensor, UpdateSubtensor
 from rewritekit.vectorize.core import batch_graph
 from rewritekit.vectorize.registry import (
@@ -212,5 +228,24 @@ def _via(equivalent: Any) -> Any:
     return batch
 
 
+def _nonzero_positions(op: Any, x: Var) -> list[Var]:
+    """``nonzero(x, size, fill_value)`` of existing Ops: each nonzero element's rank among
+    them (a cumulative sum) is its slot; the first ``size`` land in a buffer (the others in
+    a spare slot), then flat positions become one index per axis."""
+    size = op.size
+    flat = not_equal(reshape(x, (-1,)), 0)
+    rank = cumsum(cast(flat, "int64")) - 1
+    slot = where(logical_and(flat, rank < size), rank, size)
+    buffer = set_subtensor(zeros((size + 1,), dtype="int64")[slot], arange(shape_i(flat, 0)))
+    taken, valid = buffer[:size], arange(size) < reduce_sum(cast(flat, "int64"))
+    outs, stride = [], 1
+    for axis in reversed(range(x.ndim)):
+        n = shape_i(x, axis)
+        outs.append(where(valid, (taken // stride) % n, op.fill_value))
+        stride = stride * n
+    return outs[::-1]
+
+
+rule(Nonzero)(_via(_nonzero_positions))
 rule(DynamicSlice)(_via(_dynamic_slice_gather))
 rule(DynamicUpdateSlice)(_via(_dynamic_update_scatter))

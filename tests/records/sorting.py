@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
+from rewritekit.tensor.searching import Nonzero
 from rewritekit.tensor.sorting import Argsort, Sort
 from tests.records import OpRecord, values
 
@@ -107,4 +108,30 @@ RECORDS = [
         _draw(1),
         ALL,
     ),
+]
+
+
+def _np_nonzero(size, fill):
+    def reference(x):
+        found = []
+        for positions in np.nonzero(x):
+            padded = np.full(size, fill, dtype=np.int64)
+            padded[: min(size, positions.size)] = positions[:size]
+            found.append(padded)
+        return tuple(found) if len(found) > 1 else found[0]
+
+    return reference
+
+
+RECORDS += [
+    OpRecord(
+        f"nonzero_size{size}",
+        (Nonzero,),
+        lambda x, size=size: rt.nonzero(x, size=size, fill_value=-1),
+        _np_nonzero(size, -1),
+        _draw(1),
+        ALL,
+        notes="the first `size` positions in C order, padded with the fill value",
+    )
+    for size in (0, 3, 7)
 ]
