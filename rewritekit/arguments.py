@@ -56,6 +56,11 @@ class InputSpec:
 
     def _check(self, value: Any) -> Any:
         dtype = getattr(value, "dtype", None)
+        if dtype is not None and str(dtype).startswith("key<"):  # a typed JAX key
+            import jax  # the value is a JAX array: jax is loaded
+
+            value = jax.random.key_data(value)  # its raw uint32 data (threefry: uint32[2])
+            dtype = value.dtype
         if dtype is None or not hasattr(value, "shape"):
             value = self._from_python(value)
         elif dtype != self.dtype:

@@ -48,6 +48,7 @@ __all__ = [
     "cauchy",
     "dirichlet",
     "exponential",
+    "fold_in",
     "gamma",
     "halfcauchy",
     "halfnormal",
@@ -59,6 +60,7 @@ __all__ = [
     "normal",
     "poisson",
     "seed",
+    "split",
     "student_t",
     "uniform",
 ]
@@ -88,6 +90,33 @@ def seed(n: int) -> np.ndarray:
         raise GraphTypeError(f"seed: expected an int in [0, 2**63), got {n!r}")
     n = int(n)
     return np.array([n >> 32, n & 0xFFFFFFFF], dtype=np.uint32)
+
+
+def split(rng_key: Any, n: int = 2) -> Var:
+    """``n`` new keys from ``rng_key``, ``uint32[n, 2]``: ``jax.random.split``, with JAX's
+    numbers on both backends (``keys[0]``, ``keys[1]``, ... are keys).
+
+    Example:
+        >>> keys = rr.split(rr.key("k"), 3)
+        >>> keys.type, keys[0].type
+        (TensorType(dtype='uint32', shape=(3, 2)), TensorType(dtype='uint32', shape=(2,)))
+    """
+    rng_key = as_var(rng_key, context="split: key")
+    return _rv.SplitKey(n)(rng_key)
+
+
+def fold_in(rng_key: Any, data: Any) -> Var:
+    """A new key from ``rng_key`` and an integer ``data`` (its low 32 bits):
+    ``jax.random.fold_in``, with JAX's numbers on both backends (a key per chain, per
+    step, per example: ``fold_in(key, i)``).
+
+    Example:
+        >>> rr.fold_in(rr.key("k"), 7).type
+        TensorType(dtype='uint32', shape=(2,))
+    """
+    rng_key = as_var(rng_key, context="fold_in: key")
+    value = as_var(data, dtype="int64" if isinstance(data, int) else None, context="fold_in: data")
+    return _rv.FoldIn()(rng_key, value)
 
 
 def is_draw(var: Any) -> bool:

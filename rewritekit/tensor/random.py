@@ -352,3 +352,38 @@ def describe(var: Var) -> str:
     if isinstance(owner.op, RandomVariable):
         return f"the {owner.op.name} draw" if var.index == 1 else f"the {owner.op.name} key"
     return f"the {owner.op.name} output"
+
+
+# --- keys ---------------------------------------------------------------------------------
+
+
+class SplitKey(Op):
+    """``n`` new keys from one, ``uint32[n, 2]``: ``jax.random.split(key, n)``, with JAX's
+    numbers on every backend (threefry2x32, JAX's default partitionable split)."""
+
+    __props__ = ("n",)
+    differentiable = False
+
+    n: int
+
+    def __init__(self, n: int) -> None:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ShapeError(f"split: n must be an int >= 0, got {n!r}")
+        super().__init__(int(n))
+
+    def infer_types(self, key: TensorType) -> tuple[TensorType, ...]:
+        _check_key("split", key)
+        return (TensorType("uint32", (self.n, 2)),)
+
+
+class FoldIn(Op):
+    """A new key from a key and an integer (taken as ``uint32``):
+    ``jax.random.fold_in(key, data)``, with JAX's numbers on every backend."""
+
+    differentiable = False
+
+    def infer_types(self, key: TensorType, data: TensorType) -> tuple[TensorType, ...]:
+        _check_key("fold_in", key)
+        if data.ndim != 0 or data.kind not in "iub":
+            raise DTypeError(f"fold_in: data must be an integer scalar, got {data}")
+        return (KEY_TYPE,)

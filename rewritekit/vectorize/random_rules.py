@@ -1,6 +1,8 @@
-"""The batching rule of the random variables (``rewritekit.tensor.random``).
+"""The batching rules of the random variables and keys (``rewritekit.tensor.random``).
 
-Batched parameters under a shared key make one draw of the batch (PyTensor's semantics):
+``split`` and ``fold_in`` of batched keys or data are vectorized whole, as batched keys
+are. Batched parameters under a shared key make one draw of the batch (PyTensor's
+semantics):
 the batch axes join the draw's size, so every element gets its own draw, and the next key
 is shared. Batched keys give each element its own stream: the node is vectorized whole
 (a ``Blockwise``: ``jax.vmap`` splits every key, NumPy loops), which is what a loop over
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from rewritekit.ir import Apply, Var, apply_op
-from rewritekit.tensor.random import RandomVariable
+from rewritekit.tensor.random import FoldIn, RandomVariable, SplitKey
 from rewritekit.tensor.shape_vectors import as_shape_vector
 from rewritekit.vectorize.core import blockwise
 from rewritekit.vectorize.registry import Unbatched, batch_lengths, pad_core, rule
@@ -41,3 +43,10 @@ def _random_variable(node: Apply, inputs: list[Var], batched: list[bool], nb: in
         size = as_shape_vector([*batch, *entries], f"vectorize: the size of {op}")
         new = type(op)((*static, *op.size), op.dtype)
     return Unbatched(apply_op(new, (key, size, *params)), positions=(0,))
+
+
+@rule(SplitKey, FoldIn)
+def _keys(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """Keys made from batched keys or data: the node vectorized whole (``jax.vmap`` of
+    JAX's own split and fold_in; NumPy loops), each element the numbers a loop gives."""
+    return blockwise(node, inputs, batched, nb)

@@ -178,9 +178,10 @@ def test_excluded_records_exist():
     assert set(KNOWN_WRONG) <= names, sorted(set(KNOWN_WRONG) - names)
 
 
-# Ops vectorized whole, as a Blockwise node, by the records' graphs: none (a random
-# variable's batched key goes through Blockwise by design and is not batched here).
-FALLBACK: set[str] = set()
+# Ops vectorized whole, as a Blockwise node, by the records' graphs: the keys made from
+# batched keys or data (jax.vmap of JAX's own split and fold_in; NumPy loops), by design,
+# as a random variable's batched key (which is not batched here).
+FALLBACK = {"FoldIn", "SplitKey"}
 
 
 def _batchable(record: OpRecord, n: int) -> list[int]:

@@ -198,3 +198,45 @@ RECORDS = [
         grad=False,
     ),
 ]
+
+
+def _np_split(key, n):
+    """JAX's ``random.split``, computed here by JAX itself (the reference of the key Ops is
+    JAX's numbers, which the NumPy backend reproduces)."""
+    import jax
+
+    return np.asarray(jax.random.split(key, n))
+
+
+def _np_fold_in(key, data):
+    import jax
+
+    return np.asarray(jax.random.fold_in(key, np.uint32(int(data) & 0xFFFFFFFF)))
+
+
+def _key_and_data(data, dtype):
+    return [_key(data), np.array(data.draw(st.integers(-(2**40), 2**40)), dtype=np.int64)]
+
+
+RECORDS += [
+    OpRecord(
+        name="split",
+        ops=(rv.SplitKey,),
+        build=lambda key, d: (rr.split(key, 3), rr.split(key, 1)),
+        reference=lambda key, d: (_np_split(key, 3), _np_split(key, 1)),
+        draw=_key_and_data,
+        dtypes=("uint32",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="fold_in",
+        ops=(rv.FoldIn,),
+        build=lambda key, d: rr.fold_in(key, d),
+        reference=_np_fold_in,
+        draw=_key_and_data,
+        dtypes=("uint32",),
+        static_shapes=True,
+        grad=False,
+    ),
+]

@@ -88,3 +88,18 @@ def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
 
 for _cls in SAMPLERS:
     jax_funcify.register(_cls, _implement)
+
+
+@jax_funcify.register(rv.SplitKey)
+def _split_key(op: rv.SplitKey, node: Apply) -> Callable[..., Any]:
+    return lambda key: jax.random.split(jnp.asarray(key, dtype=jnp.uint32), op.n)
+
+
+@jax_funcify.register(rv.FoldIn)
+def _fold_in(op: rv.FoldIn, node: Apply) -> Callable[..., Any]:
+    # the data's low 32 bits, as uint32 (XLA's conversion keeps them; so does NumPy's side)
+    def run(key: Any, data: Any) -> Any:
+        wrapped = jnp.asarray(data).astype(jnp.uint32)
+        return jax.random.fold_in(jnp.asarray(key, dtype=jnp.uint32), wrapped)
+
+    return run

@@ -86,3 +86,47 @@ def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
 
 for _cls in SAMPLERS:
     numpy_funcify.register(_cls, _implement)
+
+
+# --- keys: JAX's numbers (threefry2x32, the partitionable split JAX uses by default) -------
+
+
+def threefry2x32(
+    k1: np.ndarray, k2: np.ndarray, x1: np.ndarray, x2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Threefry-2x32 hash (20 rounds) of the counts ``(x1, x2)`` under the key
+    ``(k1, k2)``, as JAX computes it: the bits behind ``split`` and ``fold_in``."""
+    k1, k2 = np.uint32(k1), np.uint32(k2)
+    ks = (k1, k2, k1 ^ k2 ^ np.uint32(0x1BD11BDA))
+    rotations = ((13, 15, 26, 6), (17, 29, 16, 24))
+    x = [np.asarray(x1, np.uint32) + ks[0], np.asarray(x2, np.uint32) + ks[1]]
+    with np.errstate(over="ignore"):
+        for group in range(5):
+            for r in rotations[group % 2]:
+                x[0] = x[0] + x[1]
+                x[1] = ((x[1] << np.uint32(r)) | (x[1] >> np.uint32(32 - r))) ^ x[0]
+            x[0] = x[0] + ks[(group + 1) % 3]
+            x[1] = x[1] + ks[(group + 2) % 3] + np.uint32(group + 1)
+    return x[0], x[1]
+
+
+@numpy_funcify.register(rv.SplitKey)
+def _split_key(op: rv.SplitKey, node: Apply) -> Callable[..., Any]:
+    def run(key: Any) -> np.ndarray:
+        key = np.asarray(key, np.uint32)
+        counts = np.arange(op.n, dtype=np.uint32)
+        bits = threefry2x32(key[0], key[1], np.zeros_like(counts), counts)
+        return np.stack(bits, axis=-1)
+
+    return run
+
+
+@numpy_funcify.register(rv.FoldIn)
+def _fold_in(op: rv.FoldIn, node: Apply) -> Callable[..., Any]:
+    def run(key: Any, data: Any) -> np.ndarray:
+        key = np.asarray(key, np.uint32)
+        count = np.array([np.asarray(data).astype(np.int64) & 0xFFFFFFFF], np.uint32)
+        bits = threefry2x32(key[0], key[1], np.zeros(1, np.uint32), count)
+        return np.concatenate(bits)
+
+    return run
