@@ -1,6 +1,7 @@
 """Shapes and the Ops that move axes and elements without computing anything, in one
 namespace: shape vectors (``shape_vectors``), reshaping, broadcasting and moving axes
-(``layout``), joining (``joining``), and sharding constraints (``sharding``). The backends
+(``layout``), joining (``joining``), sharding constraints (``sharding``), and static
+shapes stated mid-graph (``specify``). The backends
 implement the family in one module each (``rewritekit/backends/<backend>/shapes.py``).
 
 Static shapes travel with every Op here: an Op whose result shape depends on the *values*
@@ -30,5 +31,8 @@ from rewritekit.tensor.shape_vectors import __all__ as _shape_vectors
 from rewritekit.tensor.sharding import *  # noqa: F403
 from rewritekit.tensor.sharding import Shard
 from rewritekit.tensor.sharding import __all__ as _sharding
+from rewritekit.tensor.specify import *  # noqa: F403
+from rewritekit.tensor.specify import SpecifyShape
+from rewritekit.tensor.specify import __all__ as _specify
 
-__all__ = sorted([*_joining, *_layout, *_sharding, *_shape_vectors])
+__all__ = sorted([*_joining, *_layout, *_sharding, *_shape_vectors, *_specify])

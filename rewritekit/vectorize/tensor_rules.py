@@ -47,6 +47,7 @@ from rewritekit.tensor.layout import BroadcastTo, ExpandDims, Reshape, Squeeze, 
 from rewritekit.tensor.shape_vectors import MakeVector, Shape, ShapeI, as_shape_vector, lengths
 from rewritekit.tensor.sharding import Shard
 from rewritekit.tensor.sorting import SortBase
+from rewritekit.tensor.specify import SpecifyShape
 from rewritekit.vectorize.registry import (
     BATCH_RULES,
     Unbatched,
@@ -250,6 +251,12 @@ def _register_axis_ops() -> None:
 
 
 _register_axis_ops()
+
+
+@rule(SpecifyShape)
+def _specify_shape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
+    """The same lengths after batch axes left as they are."""
+    return apply_op(SpecifyShape((None,) * nb + node.op.shape), (inputs[0],))  # type: ignore[attr-defined]
 
 
 @rule(StopGradient)

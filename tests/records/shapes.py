@@ -25,6 +25,7 @@ from rewritekit.tensor.shapes import (
     Transpose,
     shape_i,
 )
+from rewritekit.tensor.specify import SpecifyShape
 from tests.records import OpRecord, values
 
 NUMBERS = ("float64", "float32", "int64", "int32")
@@ -355,5 +356,23 @@ RECORDS = [
         lambda x, y: np.stack((x, y), axis=1),
         _same(2, min_dims=1),
         static_shapes=True,
+    ),
+]
+
+
+def _specified(x):
+    """``x`` (unknown lengths) with its first length stated; the value is ``x``."""
+    n = x.type.shape[0] if x.type.shape[0] is not None else None
+    return rt.specify_shape(x, (n, *([None] * (x.ndim - 1)))) * 2
+
+
+RECORDS += [
+    _record(
+        "specify_shape",
+        (SpecifyShape,),
+        lambda x: rt.specify_shape(x, (None,) * x.ndim) * 2 + _specified(x),
+        lambda x: x * 4,
+        _one(min_dims=1),
+        ("float64", "float32"),
     ),
 ]

@@ -38,7 +38,22 @@ def shapes(xp: Any) -> Table:
         # each input cast to the result's dtype first: jnp would promote by JAX's lattice
         return lambda *xs: xp.concatenate([xp.asarray(x, dtype=out) for x in xs], axis=op.axis)
 
+    def specify_shape(op: sh.SpecifyShape, node: Apply) -> Callable[..., Any]:
+        def run(x: Any) -> Any:
+            # the lengths: concrete in NumPy, static under jax.jit (checked when traced)
+            have = np.shape(x)
+            if any(w is not None and w != h for h, w in zip(have, op.shape, strict=True)):
+                shown = "(" + ", ".join("?" if n is None else str(n) for n in op.shape) + ")"
+                raise ValueError(
+                    f"specify_shape: {node.inputs[0]!r} has shape {tuple(have)} at run time, "
+                    f"not {shown}"
+                )
+            return x
+
+        return run
+
     return {
+        sh.SpecifyShape: specify_shape,
         sh.Shape: lambda op, node: lambda x: np.asarray(np.shape(x), dtype=np.int64).reshape(-1),
         sh.ShapeI: lambda op, node: lambda x: np.asarray(np.shape(x)[op.axis], dtype=np.int64),
         sh.Reshape: lambda op, node: lambda x, shape: xp.reshape(x, static_ints(shape, "reshape")),
