@@ -126,3 +126,9 @@ def test_scaling_walkthrough_runs():
     namespace = _run_in_order("docs/scaling.md", _blocks("docs/scaling.md"))
     assert float(namespace["value"]) < 0
     assert namespace["grad"].shape == (3,)
+
+
+def test_tensor_guide_runs():
+    namespace = _run_in_order("docs/tensor.md", _blocks("docs/tensor.md"))
+    np.testing.assert_array_equal(namespace["w"], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(namespace["p"], [3, 4, 5, -1, -1, -1])
