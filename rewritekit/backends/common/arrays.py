@@ -97,7 +97,13 @@ def index(op: st.Subtensor | st.SetSubtensor | st.IncSubtensor, parts: tuple[Any
     """The index tuple of ``op`` with the run-time ``parts`` filled in (static slice bounds)."""
 
     def bound(value: Any) -> int:
-        return static_ints(value, op.name, "slice bounds")[0]
+        try:
+            return static_ints(value, op.name, "slice bounds")[0]
+        except ShapeError as exc:
+            raise ShapeError(
+                f"{exc}; a window of static length k at a traced start i is x[i:i + k] "
+                "(as JAX's lax.dynamic_slice)"
+            ) from None
 
     return st.make_index(op.index, parts, bound)
 
