@@ -1,19 +1,20 @@
-"""Linear algebra, the ``rt.linalg`` namespace: factorizations, solves, determinants,
-``trace`` and ``diag``.
+"""Linear algebra, the ``rt.linalg`` namespace, with NumPy's (``np.linalg``,
+``scipy.linalg``) names, outputs and return conventions:
 
-Dtypes: the LAPACK functions (``cholesky``, ``solve``, ``solve_triangular``, ``inv``,
-``det``, ``slogdet``) keep float32 and float64 and compute bool and integer inputs in
-float64 (with several inputs, each non-float one counts as float64 before promotion, as in
-NumPy); float16 and complex inputs are rejected. ``trace`` has NumPy's sum dtype (bool
-and narrow integers accumulate in 64 bits), ``diag`` the input's dtype.
+- solves and factorizations of square matrices: ``cholesky solve solve_triangular inv det
+  slogdet`` (``rewritekit.tensor.lapack``);
+- decompositions: ``svd eigh eigvalsh qr pinv expm`` (``rewritekit.tensor.decompositions``,
+  with their gradients' caveats);
+- built here from those Ops, so that their gradients and batching come with them:
+  ``lstsq norm matrix_power kron``;
+- ``trace`` and ``diag`` (``rewritekit.tensor.diagonals``).
 
-Shapes: ``cholesky``, ``inv``, ``det`` and ``slogdet`` take a matrix or a stack of them
-(``(..., n, n)``); ``solve`` broadcasts the stacks of its two operands (NumPy 2's rule:
-``b`` is a vector only when it is 1-d). Square and matching lengths are checked when the
-static lengths are known.
+Dtypes: the LAPACK functions keep float32 and float64 and compute bool and integer inputs
+in float64; float16 and complex inputs are rejected. ``norm`` computes non-float inputs in
+float64; ``matrix_power`` and ``kron`` keep NumPy's dtypes (integers stay integers).
 
-Domain: the matrices must be nonsingular (``cholesky``: symmetric positive definite). Out
-of the domain the backends differ: NumPy raises ``LinAlgError``, JAX returns NaN or inf.
+Shapes: every function takes a matrix or a stack of them (``(..., m, n)``), and ``lstsq``
+too (NumPy's takes a single matrix).
 
 Example:
     >>> a = rt.matrix("a", shape=(3, 3))
@@ -25,311 +26,321 @@ from __future__ import annotations
 
 from typing import Any
 
-from rewritekit.errors import DTypeError, ShapeError
-from rewritekit.ir import (
-    Grads,
-    Op,
-    TensorType,
-    Var,
-    Vars,
-    as_var,
-    broadcast_shapes,
-    result_dtype,
+import numpy as np
+
+from rewritekit.errors import GraphTypeError, ShapeError
+from rewritekit.ir import TensorType, Var
+from rewritekit.tensor.axes import axis_index, is_int, shape_str
+from rewritekit.tensor.creation import eye
+from rewritekit.tensor.decompositions import (  # noqa: F401 (the Ops, for rt.linalg.Svd)
+    Eigh,
+    Expm,
+    Pinv,
+    Qr,
+    Svd,
+    eigh,
+    eigvalsh,
+    expm,
+    pinv,
+    qr,
+    svd,
 )
-from rewritekit.ir.patterns import pattern_function
-from rewritekit.tensor.axes import shape_str
-from rewritekit.tensor.contractions import grad_as, outer
-from rewritekit.tensor.creation import arange
 from rewritekit.tensor.diagonals import AllocDiag, ExtractDiag, Trace, diag, trace  # noqa: F401
-from rewritekit.tensor.elemwise import cast, greater, greater_equal
-from rewritekit.tensor.gradient import input_grad
-from rewritekit.tensor.shapes import expand_dims, shape_i, squeeze, swapaxes
 
-__all__ = ["cholesky", "det", "diag", "inv", "slogdet", "solve", "solve_triangular", "trace"]
+# rt.abs, named apart from jnp's `absolute`: docs' coverage table counts rt.linalg's names
+from rewritekit.tensor.elemwise import abs as magnitude
+from rewritekit.tensor.elemwise import (
+    cast,
+    equal,
+    greater,
+    maximum,
+    not_equal,
+    power,
+    sqrt,
+    where,
+)
+from rewritekit.tensor.lapack import (  # noqa: F401 (the Ops, for rt.linalg.Cholesky)
+    Cholesky,
+    Det,
+    Inv,
+    LapackOp,
+    Slogdet,
+    Solve,
+    SolveTriangular,
+    as_input,
+    check_square,
+    cholesky,
+    det,
+    inv,
+    lapack_dtype,
+    slogdet,
+    solve,
+    solve_triangular,
+)
+from rewritekit.tensor.reduction import max as reduce_max
+from rewritekit.tensor.reduction import min as reduce_min
+from rewritekit.tensor.reduction import sum as reduce_sum
+from rewritekit.tensor.shapes import (
+    broadcast_to,
+    expand_dims,
+    moveaxis,
+    reshape,
+    shape,
+    shape_i,
+    squeeze,
+)
 
-Length = int | None
+__all__ = [
+    "cholesky",
+    "det",
+    "diag",
+    "eigh",
+    "eigvalsh",
+    "expm",
+    "inv",
+    "kron",
+    "lstsq",
+    "matrix_power",
+    "norm",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "solve_triangular",
+    "svd",
+    "trace",
+]
 
 
-def _same(n: Length, m: Length) -> Length:
-    """One length known from two places (None if neither knows it)."""
-    return n if n is not None else m
+# --- lstsq -------------------------------------------------------------------------------
 
 
-def lapack_dtype(name: str, *types: TensorType) -> str:
-    """The dtype a LAPACK function computes in: float32/float64 kept, bool/ints as float64,
-    then promoted (so ``solve(int_a, float32_b)`` is float64, as in NumPy).
+def lstsq(a: Any, b: Any, rcond: float | None = None) -> tuple[Var, Var, Var, Var]:
+    """The least-squares solution of ``a @ x = b``: ``(x, residuals, rank, s)`` as
+    ``np.linalg.lstsq``, x of minimal norm; singular values at most ``rcond`` times the
+    largest count as zero (None: max(m, n) * eps; negative: eps).
+
+    Differences from NumPy (JAX's ``lstsq`` makes the same choice): ``residuals``, the
+    squared norms of the columns of ``b - a @ x`` (shape (k,), (1,) for a 1-d ``b``), are
+    always computed, where NumPy returns an empty array unless ``rank == n < m``; ``rank``
+    is an int32 tensor; ``a`` may be a stack (``b`` as in ``solve``: a vector only when
+    1-d). x is ``pinv(a) @ b``, so its gradient is ``pinv``'s; s and rank cost a second SVD
+    when used.
 
     Raises:
-        DTypeError: an input is float16 or complex.
+        ShapeError: ``a`` is not (a stack of) matrices, or ``b``'s length does not match.
 
     Example:
-        >>> lapack_dtype("inv", TensorType("int32", (2, 2)))
-        'float64'
+        >>> x, res, rank, s = rt.linalg.lstsq(rt.matrix("a", shape=(5, 3)), rt.vector("b"))
+        >>> x.type, res.type
+        (TensorType(dtype='float64', shape=(3,)), TensorType(dtype='float64', shape=(1,)))
     """
-    for position, t in enumerate(types):
-        if t.kind == "c" or t.dtype == "float16":
-            raise DTypeError(
-                f"{name}: input {position} has dtype {t.dtype}, which {name} does not support "
-                "(expected bool, int, uint, float32 or float64; cast it first)"
-            )
-    # NumPy's rule (np.linalg's common type): each non-float input counts as float64.
-    return result_dtype(*(t.dtype if t.kind == "f" else "float64" for t in types))
+    a, b = as_input("lstsq", a), as_input("lstsq", b, 1)
+    dtype = lapack_dtype("lstsq", a.type, b.type)
+    _check_lstsq(a.type, b.type)
+    a, b = cast(a, dtype), cast(b, dtype)
+    vector = b.ndim == 1
+    column = expand_dims(b, -1) if vector else b
+    rtol = None if rcond is None else float(np.finfo(dtype).eps if rcond < 0 else rcond)
+    x = pinv(a, rtol=rtol) @ column
+    residuals = reduce_sum((column - a @ x) ** 2, axis=-2)
+    s = svd(a, compute_uv=False)
+    if rtol is None:
+        rows, cols = shape_i(a, a.ndim - 2), shape_i(a, a.ndim - 1)
+        cutoff = cast(maximum(rows, cols), dtype) * float(np.finfo(dtype).eps)
+    else:
+        cutoff = rtol
+    large = greater(s, cutoff * reduce_max(s, axis=-1, keepdims=True))
+    rank = cast(reduce_sum(large, axis=-1), "int32")  # LAPACK's int, as NumPy returns it
+    return squeeze(x, -1) if vector else x, residuals, rank, s
 
 
-def _check_matrices(name: str, t: TensorType, position: int = 0) -> None:
-    """Raise unless ``t`` is a (stack of) square matrices, as far as its lengths say."""
-    if t.ndim < 2:
+def _check_lstsq(a: TensorType, b: TensorType) -> None:
+    if a.ndim < 2:
+        raise ShapeError(f"lstsq: input 0 (a) must be at least 2-d, got a {a.ndim}-d input")
+    if b.ndim == 0:
+        raise ShapeError("lstsq: input 1 (b) must be at least 1-d, got a 0-d input")
+    m, rows = a.shape[-2], b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if m is not None and rows is not None and m != rows:
+        axis = "its only axis" if b.ndim == 1 else "its second-to-last axis"
         raise ShapeError(
-            f"{name}: input {position} must be a matrix or a stack of matrices (at least "
-            f"2-d), got a {t.ndim}-d input"
-        )
-    n, m = t.shape[-2:]
-    if n is not None and m is not None and n != m:
-        raise ShapeError(
-            f"{name}: input {position} must hold square matrices in its last two axes, got "
-            f"shape {shape_str(t.shape)}"
+            f"lstsq: a has shape {shape_str(a.shape)} but b has shape {shape_str(b.shape)}: "
+            f"{axis} must have length {m}"
         )
 
 
-def _mT(x: Var) -> Var:
-    """The matrices of ``x`` transposed (its last two axes swapped)."""
-    return swapaxes(x, -1, -2)
+# --- matrix_power and kron ---------------------------------------------------------------
 
 
-def _below(x: Var, dtype: str, strict: bool = False) -> Var:
-    """The (n, n) mask of ones below the diagonal, and on it unless ``strict``; n is the
-    length of ``x``'s last axis."""
-    index = arange(shape_i(x, x.ndim - 1))
-    compare = greater if strict else greater_equal
-    return cast(compare(expand_dims(index, 1), index), dtype)
-
-
-def _scale(g: Var, matrices: Var) -> Var:
-    """Each matrix of the stack ``matrices`` times the matching scalar of ``g``."""
-    return expand_dims(g, (-1, -2)) * matrices
-
-
-class LapackOp(Op):
-    """Base of the Ops on (stacks of) square matrices computed by LAPACK."""
-
-    abstract = True
-
-    def square(self, a: TensorType) -> TensorType:
-        """Check ``a``; the type of a result of its dtype and shape (lengths filled in)."""
-        dtype = lapack_dtype(self.name, a)
-        _check_matrices(self.name, a)
-        n = _same(*a.shape[-2:])
-        return TensorType(dtype, (*a.shape[:-2], n, n))
-
-
-class Cholesky(LapackOp):
-    """The lower Cholesky factor L of a symmetric positive definite A: A = L @ L.T.
-
-    Domain: A symmetric positive definite (only the lower triangle is read)."""
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        return (self.square(*input_types),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # Murray (2016), as JAX: dL = L phi(L^-1 dA L^-T), phi taking the lower triangle
-        # with the diagonal halved. Transposed: A_bar = L^-T phi(L^T g) L^-1, symmetrized
-        # because JAX's lowering symmetrizes A first (A[i, j] and A[j, i] count alike).
-        (a,), (factor,), (g,) = inputs, outputs, cotangents
-        half = (_below(factor, g.dtype) + _below(factor, g.dtype, strict=True)) * 0.5
-        p = (_mT(factor) @ g) * half
-        s = solve(_mT(factor), _mT(solve(_mT(factor), p)))  # (L^-T p L^-1).T
-        return [grad_as((s + _mT(s)) * 0.5, a)]
-
-
-class Inv(LapackOp):
-    """The inverse of a nonsingular matrix (of each matrix of a stack)."""
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        return (self.square(*input_types),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # d(A^-1) = -A^-1 dA A^-1, so A_bar = -A^-T g A^-T
-        (a,), (y,), (g,) = inputs, outputs, cotangents
-        return [grad_as(-(_mT(y) @ g @ _mT(y)), a)]
-
-
-class Det(LapackOp):
-    """The determinant of each matrix (by LU factorization). Shape: the stack's."""
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        a = self.square(*input_types)
-        return (TensorType(a.dtype, a.shape[:-2]),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # d det(A) = det(A) tr(A^-1 dA), so A_bar = g det(A) A^-T
-        (a,), (d,), (g,) = inputs, outputs, cotangents
-        return [grad_as(_scale(g * d, _mT(inv(a))), a)]
-
-
-class Slogdet(LapackOp):
-    """The sign and the natural log of the absolute value of the determinant:
-    det(A) = sign * exp(logabsdet). A singular matrix gives sign 0 and logabsdet -inf."""
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        a = self.square(*input_types)
-        out = TensorType(a.dtype, a.shape[:-2])
-        return (out, out)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # the sign is piecewise constant (no gradient); d log|det A| = tr(A^-1 dA)
-        (a,), (_, g) = inputs, cotangents
-        return [grad_as(_scale(g, _mT(inv(a))), a)]
-
-
-class Solve(LapackOp):
-    """x with A @ x = b, for nonsingular A of shape (..., n, n) and b of shape (n,) or
-    (..., n, k) (NumPy 2: b is a vector only when it is 1-d); the stacks broadcast."""
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        a, b = input_types
-        dtype = lapack_dtype(self.name, a, b)
-        _check_matrices(self.name, a)
-        if b.ndim == 0:
-            raise ShapeError(f"{self.name}: input 1 (b) must be at least 1-d, got a 0-d input")
-        n = _same(*a.shape[-2:])
-        rows = b.shape[0] if b.ndim == 1 else b.shape[-2]
-        if n is not None and rows is not None and n != rows:
-            axis = "its only axis" if b.ndim == 1 else "its second-to-last axis"
-            raise ShapeError(
-                f"{self.name}: a has shape {shape_str(a.shape)} but b has shape "
-                f"{shape_str(b.shape)}: {axis} must have length {n}"
-            )
-        n = _same(n, rows)
-        if b.ndim == 1:
-            return (TensorType(dtype, (*a.shape[:-2], n)),)
-        batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], op=self.name)
-        return (TensorType(dtype, (*batch, n, b.shape[-1])),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # x = A^-1 b: b_bar = A^-T g and A_bar = -b_bar x^T, summed over broadcast stacks.
-        # A vector b is a one-column matrix here.
-        (a, b), (x,), (g,) = inputs, outputs, cotangents
-        if b.ndim == 1:
-            x, g = expand_dims(x, -1), expand_dims(g, -1)
-        gb = solve(_mT(a), g)
-        ga = -(gb @ _mT(x))
-        return [input_grad(ga, a), input_grad(squeeze(gb, -1) if b.ndim == 1 else gb, b)]
-
-
-class SolveTriangular(LapackOp):
-    """x with A @ x = b for a triangular A (SciPy's ``solve_triangular``): the ``lower``
-    triangle of A is read (the upper one when ``lower`` is False). A is 2-d (n, n); b is
-    (n,) or (n, k). Domain: a nonzero diagonal."""
-
-    __props__ = ("lower",)
-
-    lower: bool
-
-    def __init__(self, lower: bool = False) -> None:
-        super().__init__(bool(lower))
-
-    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
-        a, b = input_types
-        dtype = lapack_dtype(self.name, a, b)
-        if a.ndim != 2:
-            raise ShapeError(f"{self.name}: input 0 (a) must be 2-d, got a {a.ndim}-d input")
-        _check_matrices(self.name, a)
-        if b.ndim not in (1, 2):
-            raise ShapeError(f"{self.name}: input 1 (b) must be 1-d or 2-d, got {b.ndim}-d")
-        n = _same(*a.shape)
-        if n is not None and b.shape[0] is not None and n != b.shape[0]:
-            raise ShapeError(
-                f"{self.name}: a has shape {shape_str(a.shape)} but b has shape "
-                f"{shape_str(b.shape)}: b's first axis must have length {n}"
-            )
-        return (TensorType(dtype, (_same(n, b.shape[0]), *b.shape[1:])),)
-
-    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
-        # x = T^-1 b, T the triangle of A that is read: b_bar = T^-T g, and A_bar =
-        # -b_bar x^T on that triangle (the other one is not read: zero gradient)
-        (a, b), (x,), (g,) = inputs, outputs, cotangents
-        gb = solve_triangular(_mT(a), g, lower=not self.lower)
-        ga = -(outer(gb, x) if b.ndim == 1 else gb @ _mT(x))
-        mask = _below(a, ga.dtype)
-        return [grad_as(ga * (mask if self.lower else _mT(mask)), a), grad_as(gb, b)]
-
-
-def _input(name: str, a: Any, position: int = 0) -> Var:
-    return as_var(a, context=f"{name}: input {position}")
-
-
-@pattern_function(Cholesky, inputs=("a",))
-def cholesky(a: Any) -> Var:
-    """The lower Cholesky factor L of ``a`` (``a = L @ L.T``), as ``np.linalg.cholesky``.
+def matrix_power(a: Any, n: int) -> Var:
+    """``a`` (each matrix of a stack) to the integer power ``n``, as
+    ``np.linalg.matrix_power``: by repeated squaring (NumPy's order of products), the
+    inverse first for negative ``n``, the identity (of ``a``'s dtype) for 0.
 
     Raises:
+        GraphTypeError: ``n`` is not an int.
         ShapeError: ``a`` is not (a stack of) square matrices.
-        DTypeError: ``a`` is float16 or complex.
 
     Example:
-        >>> rt.linalg.cholesky(rt.tensor("a", shape=(5, 3, 3))).type
-        TensorType(dtype='float64', shape=(5, 3, 3))
+        >>> rt.linalg.matrix_power(rt.matrix("a", dtype="int64"), 3).dtype
+        'int64'
     """
-    return Cholesky()(_input("cholesky", a))
+    a = as_input("matrix_power", a)
+    if not is_int(n):
+        raise GraphTypeError(f"matrix_power: the exponent n must be an int, got {n!r}")
+    check_square("matrix_power", a.type)
+    n = int(n)
+    if n == 0:
+        return broadcast_to(eye(shape_i(a, a.ndim - 1), dtype=a.dtype), shape(a))
+    if n < 0:
+        a, n = inv(a), -n
+    if n <= 3:
+        result = a
+        for _ in range(n - 1):
+            result = result @ a
+        return result
+    square, result = None, None
+    while n > 0:
+        square = a if square is None else square @ square
+        n, bit = divmod(n, 2)
+        if bit:
+            result = square if result is None else result @ square
+    return result
 
 
-@pattern_function(Inv, inputs=("a",))
-def inv(a: Any) -> Var:
-    """The inverse of ``a`` (of each matrix in a stack), as ``np.linalg.inv``.
+def kron(a: Any, b: Any) -> Var:
+    """The Kronecker product of ``a`` and ``b``, as ``np.kron``: the shorter shape is padded
+    with leading 1s, and block ``i`` of the result is ``a[i] * b``; its shape is the
+    product of the two shapes.
 
     Example:
-        >>> rt.linalg.inv(rt.matrix("a", dtype="int32")).dtype
-        'float64'
+        >>> rt.linalg.kron(rt.matrix("a", shape=(2, 3)), rt.vector("b", shape=(4,))).type
+        TensorType(dtype='float64', shape=(2, 12))
     """
-    return Inv()(_input("inv", a))
+    a, b = as_input("kron", a), as_input("kron", b, 1)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    nd = max(a.ndim, b.ndim)
+    a = expand_dims(a, tuple(range(nd - a.ndim))) if a.ndim < nd else a
+    b = expand_dims(b, tuple(range(nd - b.ndim))) if b.ndim < nd else b
+    product = expand_dims(a, tuple(range(1, 2 * nd, 2))) * expand_dims(
+        b, tuple(range(0, 2 * nd, 2))
+    )
+    lengths = [_length(a, i) * _length(b, i) for i in range(nd)]
+    return reshape(product, tuple(lengths))
 
 
-@pattern_function(Det, inputs=("a",))
-def det(a: Any) -> Var:
-    """The determinant of ``a`` (of each matrix in a stack), as ``np.linalg.det``.
-
-    Example:
-        >>> rt.linalg.det(rt.tensor("a", shape=(4, 2, 2))).type
-        TensorType(dtype='float64', shape=(4,))
-    """
-    return Det()(_input("det", a))
+def _length(x: Var, axis: int) -> Any:
+    """The static length of ``x``'s ``axis``, else its run-time one."""
+    known = x.type.shape[axis]
+    return known if known is not None else shape_i(x, axis)
 
 
-@pattern_function(Slogdet, inputs=("a",), outputs=2)
-def slogdet(a: Any) -> tuple[Var, Var]:
-    """``(sign, logabsdet)`` of ``a``'s determinant, as ``np.linalg.slogdet``.
-
-    Example:
-        >>> sign, logdet = rt.linalg.slogdet(rt.matrix("a"))
-        >>> logdet.type
-        TensorType(dtype='float64', shape=())
-    """
-    return Slogdet()(_input("slogdet", a))
+# --- norm --------------------------------------------------------------------------------
 
 
-@pattern_function(Solve, inputs=("a", "b"))
-def solve(a: Any, b: Any) -> Var:
-    """The solution x of ``a @ x = b``, as ``np.linalg.solve`` (NumPy 2's shapes).
+def _sqrt(x: Var) -> Var:
+    """sqrt(x) for x >= 0, with the subgradient 0 at 0 (rather than inf * 0 = NaN)."""
+    zero = equal(x, 0)
+    return where(zero, 0, sqrt(where(zero, 1, x)))
+
+
+def _root(x: Var, p: float) -> Var:
+    """x ** (1 / p) for x >= 0, with the subgradient 0 at 0 for p > 1."""
+    if p <= 0:
+        return power(x, 1 / p)
+    zero = equal(x, 0)
+    return where(zero, 0, power(where(zero, 1, x), 1 / p))
+
+
+def _squares(x: Var) -> Var:
+    return magnitude(x) * magnitude(x) if x.type.kind == "c" else x * x
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Var:
+    """A vector or matrix norm, as ``np.linalg.norm``.
+
+    ``axis`` None: a 1-d ``x`` is a vector, a 2-d one a matrix, and with ``ord`` None any
+    ``x`` is flattened to a vector; an int: vectors along that axis; a pair: matrices in
+    those axes. Vector orders: None or 2 (Euclidean), inf (max |x|), -inf (min |x|), 0
+    (count of nonzeros), other p (sum |x|^p)^(1/p). Matrix orders: None or "fro"
+    (Frobenius), "nuc" (sum of singular values), 2 and -2 (largest and smallest singular
+    value), 1 and -1 (max and min column sum of |x|), inf and -inf (the same over rows).
+
+    Gradients: the Euclidean and Frobenius norms and p-norms (p > 1) get the subgradient 0
+    at x = 0 (JAX gives NaN); ``max``/``min`` orders split ties; the singular-value orders
+    are differentiable where the singular value taken (all of them, for "nuc") is simple
+    and nonzero, a subgradient elsewhere.
 
     Raises:
-        ShapeError: ``a`` is not square, or ``b``'s length does not match.
-        BroadcastError: the stacks of ``a`` and ``b`` cannot be broadcast.
+        GraphTypeError: an invalid ``ord`` or ``axis``.
+        ShapeError: ``axis`` out of range or repeated, or not 1 or 2 axes to take the norm
+            over.
 
     Example:
-        >>> rt.linalg.solve(rt.tensor("a", shape=(5, 3, 3)), rt.matrix("b")).type
-        TensorType(dtype='float64', shape=(5, 3, None))
+        >>> rt.linalg.norm(rt.tensor("x", shape=(4, 2, 3)), axis=(1, 2), keepdims=True).type
+        TensorType(dtype='float64', shape=(4, 1, 1))
     """
-    return Solve()(_input("solve", a), _input("solve", b, 1))
+    x = as_input("norm", x)
+    if x.type.kind not in "fc":
+        x = cast(x, "float64")
+    if axis is None:
+        nd = x.ndim
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            result = _sqrt(reduce_sum(_squares(x)))
+            return reshape(result, (1,) * nd) if keepdims else result
+        axis = tuple(range(nd))
+    elif is_int(axis):
+        axis = (axis,)
+    elif not (isinstance(axis, tuple) and all(is_int(i) for i in axis)):
+        raise GraphTypeError(f"norm: axis must be None, an int or a tuple of ints, got {axis!r}")
+    axes = tuple(axis_index("norm", i, x.ndim, x) for i in axis)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2:
+        if axes[0] == axes[1]:
+            raise ShapeError(
+                f"norm: duplicate axes {axis} (input of shape {shape_str(x.type.shape)})"
+            )
+        result = _matrix_norm(x, ord, *axes)
+        return result if keepdims else squeeze(result, axes)
+    raise ShapeError(
+        f"norm: a norm is over 1 axis (a vector) or 2 (a matrix), got axis={axis} for a "
+        f"{x.ndim}-d input"
+    )
 
 
-@pattern_function(SolveTriangular, inputs=("a", "b"))
-def solve_triangular(a: Any, b: Any, lower: bool = False) -> Var:
-    """The solution x of ``a @ x = b`` for triangular ``a``, as SciPy's
-    ``solve_triangular`` (only the ``lower`` or upper triangle of ``a`` is read).
+def _vector_norm(x: Var, ord: Any, axis: int, keepdims: bool) -> Var:
+    if isinstance(ord, str):
+        raise GraphTypeError(f"norm: invalid norm order {ord!r} for vectors")
+    if ord is not None and not isinstance(ord, int | float | np.number):
+        raise GraphTypeError(f"norm: ord must be a number, 'fro', 'nuc' or None, got {ord!r}")
+    if ord == np.inf:
+        return reduce_max(magnitude(x), axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return reduce_min(magnitude(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        real = magnitude(x).dtype
+        return reduce_sum(cast(not_equal(x, 0), real), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return reduce_sum(magnitude(x), axis=axis, keepdims=keepdims)
+    if ord is None or ord == 2:
+        return _sqrt(reduce_sum(_squares(x), axis=axis, keepdims=keepdims))
+    return _root(reduce_sum(magnitude(x) ** float(ord), axis=axis, keepdims=keepdims), float(ord))
 
-    Example:
-        >>> a = rt.matrix("a", shape=(3, 3))
-        >>> rt.linalg.solve_triangular(a, rt.matrix("b"), lower=True).type
-        TensorType(dtype='float64', shape=(3, None))
-    """
-    return SolveTriangular(lower)(_input("solve_triangular", a), _input("solve_triangular", b, 1))
+
+def _matrix_norm(x: Var, ord: Any, rows: int, cols: int) -> Var:
+    """The norm over axes ``rows`` and ``cols``, which stay (length 1)."""
+    if ord in (2, -2, "nuc"):
+        s = svd(moveaxis(x, (rows, cols), (-2, -1)), compute_uv=False)
+        reduce = reduce_sum if ord == "nuc" else reduce_max if ord == 2 else reduce_min
+        return expand_dims(reduce(s, axis=-1), tuple(sorted((rows, cols))))
+    if ord in (1, -1, np.inf, -np.inf):
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        reduce = reduce_max if ord in (1, np.inf) else reduce_min
+        return reduce(
+            reduce_sum(magnitude(x), axis=summed, keepdims=True), axis=across, keepdims=True
+        )
+    if ord is None or ord in ("fro", "f"):
+        return _sqrt(reduce_sum(_squares(x), axis=(rows, cols), keepdims=True))
+    raise GraphTypeError(f"norm: invalid norm order {ord!r} for matrices")

@@ -25,6 +25,7 @@ graph of elementwise Ops adds no node beyond the new inputs.
 from rewritekit.vectorize import (  # noqa: F401 (imported for their rules)
     control_rules,
     indexing,
+    linalg_rules,
     random_rules,
     tensor_rules,
 )

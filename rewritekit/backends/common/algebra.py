@@ -68,8 +68,11 @@ def lapack(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
     return run
 
 
-def linalg(xp: Any, solve_triangular: Callable[..., Any]) -> Table:
-    """The linear algebra Ops over ``xp``, with the library's ``solve_triangular(a, b, lower)``."""
+def linalg(
+    xp: Any, solve_triangular: Callable[..., Any], expm: Callable[..., Any], **eigh_options: Any
+) -> Table:
+    """The linear algebra Ops over ``xp``, with the library's ``solve_triangular(a, b, lower)``
+    and ``expm(a)``; ``eigh_options`` go to ``xp.linalg.eigh`` and ``eigvalsh``."""
 
     def trace(op: la.Trace, node: Apply) -> Callable[..., Any]:
         dtype = node.outputs[0].dtype
@@ -87,6 +90,38 @@ def linalg(xp: Any, solve_triangular: Callable[..., Any]) -> Table:
             xp, lambda a, b: solve_triangular(a, b, lower=op.lower), node
         ),
         la.Trace: trace,
+        **decompositions(xp, expm, eigh_options),
         la.AllocDiag: lambda op, node: lambda v: xp.diag(xp.asarray(v), k=op.k),
         la.ExtractDiag: lambda op, node: lambda a: xp.diag(xp.asarray(a), k=op.k),
+    }
+
+
+def decompositions(xp: Any, expm: Callable[..., Any], eigh_options: dict[str, Any]) -> Table:
+    """``svd``, ``eigh``, ``qr``, ``pinv`` and ``expm`` (``rewritekit.tensor.decompositions``)."""
+
+    def eigh(op: la.Eigh, node: Apply) -> Callable[..., Any]:
+        uplo = "L" if op.lower else "U"
+        fn = xp.linalg.eigh if op.vectors else xp.linalg.eigvalsh
+        return lapack(xp, lambda a: fn(a, UPLO=uplo, **eigh_options), node)
+
+    def pinv(op: la.Pinv, node: Apply) -> Callable[..., Any]:
+        eps = float(np.finfo(node.outputs[0].dtype).eps)
+
+        def run(a: Any) -> Any:
+            # NumPy's default rtol (max(m, n) * eps), not JAX's (ten times that)
+            rtol = max(a.shape[-2:], default=0) * eps if op.rtol is None else op.rtol
+            return xp.linalg.pinv(a, rtol=rtol, hermitian=op.hermitian)
+
+        return lapack(xp, run, node)
+
+    return {
+        la.Svd: lambda op, node: lapack(
+            xp,
+            lambda a: xp.linalg.svd(a, full_matrices=op.full_matrices, compute_uv=op.compute_uv),
+            node,
+        ),
+        la.Eigh: eigh,
+        la.Qr: lambda op, node: lapack(xp, lambda a: xp.linalg.qr(a, mode=op.mode), node),
+        la.Expm: lambda op, node: lapack(xp, expm, node),
+        la.Pinv: pinv,
     }

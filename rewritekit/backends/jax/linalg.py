@@ -9,4 +9,10 @@ import jax.scipy.linalg
 from rewritekit.backends.common import algebra, register
 from rewritekit.backends.jax import jax_funcify
 
-register(jax_funcify, algebra.linalg(jnp, jax.scipy.linalg.solve_triangular))
+# eigh reads one triangle, as NumPy's (JAX's default symmetrizes the matrix first)
+register(
+    jax_funcify,
+    algebra.linalg(
+        jnp, jax.scipy.linalg.solve_triangular, jax.scipy.linalg.expm, symmetrize_input=False
+    ),
+)

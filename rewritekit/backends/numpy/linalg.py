@@ -13,7 +13,7 @@ from rewritekit.tensor import linalg as la
 _solve_triangular = functools.partial(scipy.linalg.solve_triangular, check_finite=False)
 register(
     numpy_funcify,
-    algebra.linalg(np, _solve_triangular)
+    algebra.linalg(np, _solve_triangular, scipy.linalg.expm)
     | {
         # np.diag returns a read-only view; the copy keeps the caller's array out of reach.
         la.ExtractDiag: lambda op, node: lambda a: np.diag(np.asarray(a), k=op.k).copy(),
