@@ -1,8 +1,9 @@
 """The NumPy-like tensor API: ``import rewritekit.tensor as rt``.
 
-One module per family of Ops (``elemwise``, ``special``, ``gradient``, ``reduction``,
-``shapes``, ``creation``, ``subtensor``, ``products``, ``sorting``; ``rt.linalg`` is its own
-namespace). Each module
+One module per family of Ops (``elemwise``, ``special``, ``bessel``, ``gradient``,
+``reduction``, ``shapes``, ``creation``, ``subtensor``, ``products``, ``sorting``;
+``rt.linalg`` is its own namespace), and ``everyday`` for NumPy's conveniences built from
+them (``isclose``, ``take``, ``atleast_2d``, ...). Each module
 lists its user functions in ``__all__``, and they are all re-exported here.
 
 Example:
@@ -16,11 +17,15 @@ Example:
 import importlib
 
 from rewritekit.tensor import linalg as linalg
+from rewritekit.tensor.aliases import *  # noqa: F403
 from rewritekit.tensor.basic import *  # noqa: F403
+from rewritekit.tensor.bessel import *  # noqa: F403
 from rewritekit.tensor.control import *  # noqa: F403
 from rewritekit.tensor.creation import *  # noqa: F403
 from rewritekit.tensor.elemwise import *  # noqa: F403
+from rewritekit.tensor.everyday import *  # noqa: F403
 from rewritekit.tensor.gradient import *  # noqa: F403
+from rewritekit.tensor.linalg import kron  # noqa: F401 (NumPy has it at the top level too)
 from rewritekit.tensor.products import *  # noqa: F403
 from rewritekit.tensor.reduction import *  # noqa: F403
 from rewritekit.tensor.shapes import *  # noqa: F403
@@ -34,6 +39,7 @@ install_operators()
 #: The modules that define Ops. Each backend has one module of implementations per family
 #: (``rewritekit/backends/<backend>/<family>.py``), and the tests one module of op records.
 OP_FAMILIES = (
+    "bessel",
     "control",
     "creation",
     "elemwise",
@@ -50,10 +56,10 @@ OP_FAMILIES = (
 
 
 def _public_names() -> list[str]:
-    families = ["basic", *OP_FAMILIES]
+    families = ["aliases", "basic", "everyday", *OP_FAMILIES]
     families.remove("linalg")  # a namespace of its own: rt.linalg.cholesky
     modules = [importlib.import_module(f"rewritekit.tensor.{name}") for name in families]
-    return ["linalg", *(name for module in modules for name in module.__all__)]
+    return ["kron", "linalg", *(name for module in modules for name in module.__all__)]
 
 
 __all__ = _public_names()

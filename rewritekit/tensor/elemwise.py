@@ -1,7 +1,8 @@
 """The elementwise family in one namespace: the base classes and dtype rules (``ufunc``),
-logic, transcendental functions and arithmetic. The backends implement the family in one
-table each (``rewritekit/backends/<backend>/elemwise.py``); the special functions
-(``special``) are elementwise too, with tables of their own.
+logic, bitwise operations, transcendental functions and arithmetic. The backends implement
+the family in one table each (``rewritekit/backends/<backend>/elemwise.py``); the special
+and Bessel functions (``special``, ``bessel``) are elementwise too, with tables of their
+own.
 """
 
 # ruff: noqa: F401 (the Op classes are this namespace's too: ew.Exp, ew.Equal)
@@ -30,6 +31,17 @@ from rewritekit.tensor.arithmetic import (
     Where,
 )
 from rewritekit.tensor.arithmetic import __all__ as _arithmetic
+from rewritekit.tensor.bitwise import *  # noqa: F403
+from rewritekit.tensor.bitwise import (
+    Bitwise,
+    BitwiseAnd,
+    BitwiseNot,
+    BitwiseOr,
+    BitwiseXor,
+    LeftShift,
+    RightShift,
+)
+from rewritekit.tensor.bitwise import __all__ as _bitwise
 from rewritekit.tensor.logic import *  # noqa: F403
 from rewritekit.tensor.logic import (
     Equal,
@@ -82,4 +94,4 @@ from rewritekit.tensor.ufunc import (
     float_dtype,
 )
 
-__all__ = sorted([*_arithmetic, *_logic, *_transcendental])
+__all__ = sorted([*_arithmetic, *_bitwise, *_logic, *_transcendental])

@@ -1,11 +1,14 @@
-"""Special functions: logistic, error and gamma functions, and stable log-forms.
+"""Special functions: logistic, error and gamma functions, the inverses of the incomplete
+gamma and beta functions, and stable log-forms (the Bessel functions are in ``bessel``).
 
 They are elementwise float functions (``FloatElemwise``): float inputs keep their dtype,
 integer and bool inputs compute in float64.
 
 Derivatives are written with the functions of this family where they are accurate where
 the naive form is not: ``sigmoid(-x)`` rather than ``1 - sigmoid(x)``, ``expm1`` rather
-than ``exp(x) - 1``.
+than ``exp(x) - 1``. Where a derivative is not implemented (``gammaincinv`` and
+``betaincinv`` in their shape parameters), the rule gives NaN, so that a gradient through
+it cannot pass for a number (see ``no_derivative``).
 """
 
 from __future__ import annotations
@@ -59,6 +62,18 @@ class Erfinv(FloatElemwise):
     """The inverse of erf. Domain: -1 <= x <= 1."""
 
 
+class Erfcinv(FloatElemwise):
+    """The inverse of erfc: erfcinv(erfc(x)) = x. Domain: 0 <= y <= 2 (inf at 0, -inf at 2)."""
+
+
+class Gamma(FloatElemwise):
+    """The gamma function, with its sign: Gamma(x) < 0 for x in (-1, 0), (-3, -2), ...
+
+    At its poles, as SciPy: +inf at +0.0, -inf at -0.0, NaN at the negative integers;
+    inf above x = 171.62 in float64 (35.04 in float32).
+    """
+
+
 class Gammaln(FloatElemwise):
     """log|Gamma(x)|. Domain: x not a non-positive integer."""
 
@@ -84,6 +99,30 @@ class Polygamma(FloatElemwise):
     def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # d/dx polygamma(n, x) = polygamma(n + 1, x); the rule needs the order n
         return [cotangents[0] * polygamma(self.n + 1, inputs[0])]
+
+
+class Gammaincinv(FloatElemwise):
+    """gammaincinv(a, y): the x >= 0 with gammainc(a, x) = y, the inverse of the regularized
+    lower incomplete gamma function (SciPy's gammaincinv; the quantile function of the
+    Gamma(a, 1) distribution). Domain: a > 0, 0 <= y <= 1 (0 at y = 0, inf at y = 1).
+
+    Differentiable in y (by the inverse function rule: dx/dy = Gamma(a) x**(1 - a) e**x);
+    the derivative in a is not implemented and is NaN.
+    """
+
+    nin = 2
+
+
+class Betaincinv(FloatElemwise):
+    """betaincinv(a, b, y): the x in [0, 1] with betainc(a, b, x) = y, the inverse of the
+    regularized incomplete beta function (SciPy's betaincinv; the quantile function of the
+    Beta(a, b) distribution). Domain: a > 0, b > 0, 0 <= y <= 1.
+
+    Differentiable in y (dx/dy = B(a, b) x**(1 - a) (1 - x)**(1 - b)); the derivatives in
+    a and b are not implemented and are NaN.
+    """
+
+    nin = 3
 
 
 class Xlogy(FloatElemwise):
@@ -117,8 +156,12 @@ erf = Erf()
 erfc = Erfc()
 erfcx = Erfcx()
 erfinv = Erfinv()
+erfcinv = Erfcinv()
+gamma = Gamma()
 gammaln = Gammaln()
 digamma = Digamma()
+gammaincinv = Gammaincinv()
+betaincinv = Betaincinv()
 xlogy = Xlogy()
 log1mexp = Log1mexp()
 
@@ -136,11 +179,15 @@ def polygamma(n: int, x: Any) -> Var:
 
 
 __all__ = [
+    "betaincinv",
     "digamma",
     "erf",
     "erfc",
+    "erfcinv",
     "erfcx",
     "erfinv",
+    "gamma",
+    "gammaincinv",
     "gammaln",
     "log1mexp",
     "log_sigmoid",
@@ -150,6 +197,29 @@ __all__ = [
     "softplus",
     "xlogy",
 ]
+
+
+def no_derivative(g: Var) -> Var:
+    """The derivative of a rule that is not implemented: NaN (of ``g``'s dtype and shape).
+
+    A zero would pass silently for a derivative; NaN makes a gradient through it visibly
+    undefined. JAX raises instead, when it traces such a derivative; here the rule cannot
+    tell whether the gradient is wanted (the other inputs' gradients come from the same
+    call), so it gives NaN and the input's gradient is NaN only where it is used.
+    """
+    return g * math.nan
+
+
+def _gammaincinv_grads(a: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
+    # dx/dy = 1 / gammainc'(a, x) = Gamma(a) x**(1 - a) e**x; xlogy keeps x = 0, a = 1 finite
+    return no_derivative(g), g * exp(out - xlogy(a - 1, out) + gammaln(a))
+
+
+def _betaincinv_grads(a: Var, b: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var, Var]:
+    # dx/dy = 1 / betainc'(a, b, x) = B(a, b) x**(1 - a) (1 - x)**(1 - b)
+    log_beta = gammaln(a) + gammaln(b) - gammaln(a + b)
+    dy = exp(log_beta - xlogy(a - 1, out) - xlogy(b - 1, 1 - out))
+    return no_derivative(g), no_derivative(g), g * dy
 
 
 def _xlogy_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
@@ -172,8 +242,12 @@ defvjp(
         Erfcx: lambda x, out, g: g * (2 * x * out - _TWO_OVER_SQRT_PI),
         # the inverse function's derivative: 1 / erf'(y) = sqrt(pi) / 2 * exp(y^2)
         Erfinv: lambda x, out, g: g * (1 / _TWO_OVER_SQRT_PI) * exp(square(out)),
+        Erfcinv: lambda y, out, g: g * (-1 / _TWO_OVER_SQRT_PI) * exp(square(out)),
+        Gamma: lambda x, out, g: g * out * digamma(x),
         Gammaln: lambda x, out, g: g * digamma(x),  # for negative Gamma(x) too
         Digamma: lambda x, out, g: g * polygamma(1, x),  # trigamma
+        Gammaincinv: _gammaincinv_grads,
+        Betaincinv: _betaincinv_grads,
         Xlogy: _xlogy_grads,
         # -e^x / (1 - e^x) = -1 / expm1(-x), accurate on both branches; the absolute value
         # turns expm1(-0.0) = -0.0 into +0, so 0 and -0.0 both give -inf (exact for x <= 0)

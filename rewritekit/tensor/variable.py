@@ -3,6 +3,11 @@
 Methods look their function up in ``rewritekit.tensor`` when called, so each Op family
 module only has to export the function (``rt.sum``, ``rt.reshape``, ...).
 
+``& | ~`` on bools build the logical Ops (``logical_and``, ``logical_or``, ``logical_not``), on
+integers the bitwise ones (``bitwise_and``, ...), as NumPy's operators; ``^`` is
+``bitwise_xor`` (on bools: exclusive or), ``<<`` and ``>>`` the shifts. Float operands raise,
+naming the operator.
+
 ``==`` and ``!=`` stay identity comparisons (as in PyTensor): Vars are dict keys, and
 hash-consing makes identity the structural equality. Use ``rt.equal``/``rt.not_equal`` for
 the elementwise comparison.
@@ -13,6 +18,8 @@ from __future__ import annotations
 import sys
 from types import ModuleType
 from typing import Any
+
+import numpy as np
 
 from rewritekit.errors import DTypeError
 from rewritekit.ir import Var
@@ -33,33 +40,57 @@ def _binary(name: str) -> tuple[Any, Any]:
     return forward, reflected
 
 
-def _logical(name: str, symbol: str) -> tuple[Any, Any]:
-    def check(*values: Any) -> None:
-        for value in values:
-            if isinstance(value, Var) and value.dtype != "bool":
-                raise DTypeError(
-                    f"{symbol}: expected bool operands, got {value.dtype} ({value!r}); "
-                    f"use rt.{name} to combine truth values of other dtypes"
-                )
+def _kind(value: Any) -> str | None:
+    """The dtype kind of an operand, or None where it is unknown (a rule's pattern)."""
+    if isinstance(value, Var):
+        return value.type.kind
+    if isinstance(value, (bool, int, float, complex, np.generic, np.ndarray)):
+        return np.asarray(value).dtype.kind
+    return None
+
+
+#: operator -> (the function on bools, the function on integers, what to use on floats)
+_BITWISE = {
+    "&": ("logical_and", "bitwise_and", "rt.logical_and"),
+    "|": ("logical_or", "bitwise_or", "rt.logical_or"),
+    "^": ("bitwise_xor", "bitwise_xor", "rt.not_equal(x != 0, y != 0)"),
+    "~": ("logical_not", "invert", "rt.logical_not"),
+}
+
+
+def _bits_or_truth(symbol: str, values: tuple[Any, ...]) -> Any:
+    """The function an operator means: the logical Op when every operand is bool (or a
+    pattern, whose dtype is unknown), the bitwise Op when one is an integer; a float
+    operand is an error."""
+    logical, bitwise, hint = _BITWISE[symbol]
+    kinds = [_kind(v) for v in values]
+    for value, kind in zip(values, kinds, strict=True):
+        if isinstance(value, Var) and kind not in "biu":
+            several = len(values) > 1
+            raise DTypeError(
+                f"{symbol}: expected {'bool operands' if several else 'a bool operand'}, got "
+                f"{value.dtype} ({value!r}); {symbol} also takes integers (rt.{bitwise}); use "
+                f"{hint} for truth values of other dtypes"
+            )
+    name = logical if all(kind in (None, "b") for kind in kinds) else bitwise
+    return getattr(_rt(), name)
+
+
+def _bitwise(symbol: str) -> tuple[Any, Any]:
+    """``&``, ``|`` or ``^``, as NumPy's operators: on bools the logical Op (what ``&`` and
+    ``|`` have always built), on integers the bitwise one."""
 
     def forward(self: Var, other: Any) -> Var:
-        check(self, other)
-        return getattr(_rt(), name)(self, other)
+        return _bits_or_truth(symbol, (self, other))(self, other)
 
     def reflected(self: Var, other: Any) -> Var:
-        check(self, other)
-        return getattr(_rt(), name)(other, self)
+        return _bits_or_truth(symbol, (other, self))(other, self)
 
     return forward, reflected
 
 
 def _invert(self: Var) -> Var:
-    if isinstance(self, Var) and self.dtype != "bool":
-        raise DTypeError(
-            f"~: expected a bool operand, got {self.dtype} ({self!r}); "
-            "use rt.logical_not for truth values of other dtypes"
-        )
-    return _rt().logical_not(self)
+    return _bits_or_truth("~", (self,))(self)
 
 
 class _At:
@@ -152,6 +183,8 @@ def install_operators(cls: type = Var, *, skip: frozenset[str] = frozenset()) ->
         ("mod", "mod"),
         ("pow", "power"),
         ("matmul", "matmul"),
+        ("lshift", "left_shift"),
+        ("rshift", "right_shift"),
     ]:
         forward, reflected = _binary(name)
         attributes[f"__{dunder}__"] = forward
@@ -163,8 +196,8 @@ def install_operators(cls: type = Var, *, skip: frozenset[str] = frozenset()) ->
         ("ge", "greater_equal"),
     ]:
         attributes[f"__{dunder}__"] = _binary(name)[0]
-    for dunder, name, symbol in [("and", "logical_and", "&"), ("or", "logical_or", "|")]:
-        forward, reflected = _logical(name, symbol)
+    for dunder, symbol in [("and", "&"), ("or", "|"), ("xor", "^")]:
+        forward, reflected = _bitwise(symbol)
         attributes[f"__{dunder}__"] = forward
         attributes[f"__r{dunder}__"] = reflected
     attributes.update(

@@ -58,6 +58,23 @@ def _grid(n):
     return draw
 
 
+def _integers(*ranges):
+    """Integer (or bool) draws, one array per range; unsigned dtypes draw from 0 up."""
+
+    def draw(data, dtype):
+        unsigned = np.dtype(dtype).kind == "u"
+        shapes = data.draw(broadcastable_shapes(len(ranges)))
+        return [
+            values(data, dtype, s, max(lo, 0) if unsigned else lo, hi)
+            for s, (lo, hi) in zip(shapes, ranges, strict=True)
+        ]
+
+    return draw
+
+
+BITS = ("int64", "int32", "uint8", "bool")
+
+
 # --- gradient draws: away from the points where finite differences are meaningless -------
 
 
@@ -285,5 +302,48 @@ RECORDS = [
     OpRecord("logical_not", (ew.LogicalNot,), lambda x: ~x, np.logical_not, _bools(1), ("bool",)),
     OpRecord(
         "logical_and_numbers", (ew.LogicalAnd,), rt.logical_and, np.logical_and, _grid(2), NUMBERS
+    ),
+    # bitwise: on ints and bools (where they are the logical operations); the operators
+    # (& | ^ ~ << >>) build these on integer Vars (tests/tensor/test_everyday.py)
+    OpRecord(
+        "bitwise_and",
+        (ew.BitwiseAnd,),
+        rt.bitwise_and,
+        np.bitwise_and,
+        _integers((-100, 100), (-100, 100)),
+        BITS,
+    ),
+    OpRecord(
+        "bitwise_or",
+        (ew.BitwiseOr,),
+        rt.bitwise_or,
+        np.bitwise_or,
+        _integers((-9, 9), (-9, 9)),
+        BITS,
+    ),
+    OpRecord(
+        "bitwise_xor",
+        (ew.BitwiseXor,),
+        rt.bitwise_xor,
+        np.bitwise_xor,
+        _integers((-100, 100), (-100, 100)),
+        BITS,
+    ),
+    OpRecord("bitwise_not", (ew.BitwiseNot,), rt.invert, np.invert, _integers((-100, 100)), BITS),
+    OpRecord(
+        "left_shift",
+        (ew.LeftShift,),
+        lambda x, y: x << y,
+        np.left_shift,
+        _integers((-100, 100), (0, 7)),
+        BITS[:3],
+    ),
+    OpRecord(
+        "right_shift",
+        (ew.RightShift,),
+        lambda x, y: x >> y,
+        np.right_shift,
+        _integers((-100, 100), (0, 7)),
+        BITS[:3],
     ),
 ]

@@ -8,11 +8,26 @@ import scipy.special as sp
 import rewritekit.tensor as rt
 from rewritekit.tensor import special as sf
 from tests.records import OpRecord, broadcastable_shapes, draw_in, values
+from tests.records.bessel import two_shapes, vectors
 from tests.records.elemwise import _unary
 
 
 def _log1mexp(x):
     return np.where(x > -np.log(2.0), np.log(-np.expm1(x)), np.log1p(-np.exp(x)))
+
+
+def _away_from_poles(data, dtype):
+    """Draws in [-4.5, 10] at least 0.15 from the poles of gamma (0, -1, -2, ...), where
+    its values and their differences are too large to compare."""
+    (x,) = two_shapes((-4.5, 10.0))(data, dtype)
+    fraction = np.clip(x - np.floor(x), 0.15, 0.85)
+    return [np.where(x < 0.15, np.floor(x) + fraction, x).astype(dtype)]
+
+
+def _inverse_draw(*shape_ranges):
+    """Shape parameters in their ranges and a probability y in [0.001, 0.999], as vectors
+    (one compile per dtype: see ``tests.records.bessel.vectors``)."""
+    return vectors(*shape_ranges, (0.001, 0.999))
 
 
 def _polygamma(n):
@@ -66,6 +81,28 @@ RECORDS = [
         "10 in float64) and erfc's underflow in float32 (9.2)",
     ),
     _unary("erfinv", sf.Erfinv, rt.erfinv, sp.erfinv, lo=-0.99, hi=0.99, rtol=1e-7),
+    OpRecord("erfcinv", (sf.Erfcinv,), rt.erfcinv, sp.erfcinv, two_shapes((0.001, 1.999))),
+    OpRecord("gamma", (sf.Gamma,), rt.gamma, sp.gamma, _away_from_poles, rtol=1e-8),
+    OpRecord(
+        "gammaincinv",
+        (sf.Gammaincinv,),
+        rt.gammaincinv,
+        sp.gammaincinv,
+        _inverse_draw((0.2, 20.0)),
+        fd=False,
+        notes="no derivative in a (NaN on both backends, compared with jax.grad's); the "
+        "derivative in y against finite differences is in "
+        "tests/tensor/test_special_functions.py",
+    ),
+    OpRecord(
+        "betaincinv",
+        (sf.Betaincinv,),
+        rt.betaincinv,
+        sp.betaincinv,
+        _inverse_draw((0.2, 20.0), (0.2, 20.0)),
+        fd=False,
+        notes="as gammaincinv: no derivative in a and b",
+    ),
     _unary("gammaln", sf.Gammaln, rt.gammaln, sp.gammaln, lo=0.1, hi=20.0, rtol=1e-8),
     _unary("digamma", sf.Digamma, rt.digamma, sp.psi, lo=0.1, hi=20.0, rtol=1e-8, atol=1e-9),
     OpRecord(

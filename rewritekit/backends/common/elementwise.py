@@ -1,10 +1,12 @@
-"""The elementwise Ops (``rewritekit.tensor.elemwise``) and special functions
-(``rewritekit.tensor.special``) over an array module ``xp`` and its ``xsp``.
+"""The elementwise Ops (``rewritekit.tensor.elemwise``), special functions
+(``rewritekit.tensor.special``) and Bessel functions (``rewritekit.tensor.bessel``) over an
+array module ``xp`` and its ``xsp``.
 
-``xsp`` is ``scipy.special`` or ``jax.scipy.special``. ``ELEMWISE`` and ``SPECIAL`` give the
-functions that both libraries call by the same name; each backend's ``TABLE`` is
-``elemwise_functions(xp)`` (or ``special_functions(xp, xsp)``) plus its own entries where
-the libraries differ, and ``elemwise``/``special`` make the implementations of a table.
+``xsp`` is ``scipy.special`` or ``jax.scipy.special``. ``ELEMWISE``, ``SPECIAL`` and
+``BESSEL`` give the functions that both libraries call by the same name; each backend's
+``TABLE`` is ``elemwise_functions(xp)`` (or ``special_functions(xp, xsp)``,
+``bessel_functions(xsp)``) plus its own entries where the libraries differ, and
+``elemwise``/``special``/``bessel`` make the implementations of a table.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 
 from rewritekit.backends.common import Table, quiet
 from rewritekit.ir import Apply, Op
+from rewritekit.tensor import bessel as bs
 from rewritekit.tensor import elemwise as ew
 from rewritekit.tensor import special as sf
 
@@ -74,14 +77,22 @@ ELEMWISE: dict[type[Op], str] = {
     ew.LogicalAnd: "logical_and",
     ew.LogicalOr: "logical_or",
     ew.LogicalNot: "logical_not",
+    ew.BitwiseAnd: "bitwise_and",
+    ew.BitwiseOr: "bitwise_or",
+    ew.BitwiseXor: "bitwise_xor",
+    ew.BitwiseNot: "invert",
+    ew.LeftShift: "left_shift",
+    ew.RightShift: "right_shift",
 }
 SPECIAL: dict[type[Op], str] = {
     sf.Erf: "erf",
     sf.Erfc: "erfc",
     sf.Erfinv: "erfinv",
+    sf.Gamma: "gamma",
     sf.Gammaln: "gammaln",
     sf.Digamma: "digamma",
 }
+BESSEL: dict[type[Op], str] = {bs.I0: "i0", bs.I1: "i1", bs.I0e: "i0e", bs.I1e: "i1e"}
 
 
 def elemwise_impl(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
@@ -131,6 +142,11 @@ def special_functions(xp: Any, xsp: Any) -> Functions:
     }
 
 
+def bessel_functions(xsp: Any) -> Functions:
+    """The functions of ``BESSEL`` in ``xsp``."""
+    return {cls: getattr(xsp, name) for cls, name in BESSEL.items()}
+
+
 def _apply(xp: Any, fn: Callable[..., Any], op: Op, node: Apply) -> Callable[..., Any]:
     return elemwise_impl(xp, fn, node)
 
@@ -151,3 +167,8 @@ def special(xp: Any, xsp: Any, functions: Functions) -> Table:
     return _each(xp, functions) | {
         sf.Polygamma: lambda op, node: elemwise_impl(xp, lambda x: xsp.polygamma(op.n, x), node)
     }
+
+
+def bessel(xp: Any, functions: Functions) -> Table:
+    """The Ops of ``functions`` through ``elemwise_impl`` over ``xp``."""
+    return _each(xp, functions)

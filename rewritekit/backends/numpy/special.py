@@ -9,6 +9,9 @@ from rewritekit.tensor import special as sf
 
 TABLE = elementwise.special_functions(np, sp) | {
     sf.Erfcx: sp.erfcx,
+    sf.Erfcinv: sp.erfcinv,
+    sf.Gammaincinv: sp.gammaincinv,
+    sf.Betaincinv: sp.betaincinv,
     sf.Sigmoid: sp.expit,
     sf.Softplus: lambda x: np.logaddexp(np.zeros((), x.dtype), x),
     sf.LogSigmoid: sp.log_expit,
