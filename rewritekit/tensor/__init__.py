@@ -18,6 +18,7 @@ import importlib
 
 from rewritekit.tensor import linalg as linalg
 from rewritekit.tensor.aliases import *  # noqa: F403
+from rewritekit.tensor.arrangement import *  # noqa: F403
 from rewritekit.tensor.basic import *  # noqa: F403
 from rewritekit.tensor.bessel import *  # noqa: F403
 from rewritekit.tensor.control import *  # noqa: F403
@@ -56,7 +57,7 @@ OP_FAMILIES = (
 
 
 def _public_names() -> list[str]:
-    families = ["aliases", "basic", "everyday", *OP_FAMILIES]
+    families = ["aliases", "arrangement", "basic", "everyday", *OP_FAMILIES]
     families.remove("linalg")  # a namespace of its own: rt.linalg.cholesky
     modules = [importlib.import_module(f"rewritekit.tensor.{name}") for name in families]
     return ["kron", "linalg", *(name for module in modules for name in module.__all__)]
