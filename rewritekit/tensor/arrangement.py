@@ -8,6 +8,7 @@ are Python ints.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -21,17 +22,24 @@ from rewritekit.tensor.aggregates import min as reduce_min
 from rewritekit.tensor.aggregates import sum as reduce_sum
 from rewritekit.tensor.axes import is_int, normalize_axis
 from rewritekit.tensor.creation import arange, zeros_like
+from rewritekit.tensor.cumulative import cumsum
+from rewritekit.tensor.elemwise import abs as abs_
 from rewritekit.tensor.elemwise import (
+    cast,
     ceil,
+    exp2,
     floor,
     greater_equal,
     isnan,
     less_equal,
+    log1p,
     logical_not,
     logical_or,
+    maximum,
     not_equal,
     where,
 )
+from rewritekit.tensor.everyday import broadcast_arrays
 from rewritekit.tensor.joining import concatenate
 from rewritekit.tensor.layout import broadcast_to, expand_dims, reshape
 from rewritekit.tensor.shape_vectors import lengths, shape_i
@@ -39,6 +47,7 @@ from rewritekit.tensor.subtensor import getitem
 
 __all__ = [
     "column_stack",
+    "cumulative_sum",
     "deg2rad",
     "degrees",
     "diff",
@@ -49,7 +58,10 @@ __all__ = [
     "fmax",
     "fmin",
     "hstack",
+    "linspace",
+    "logaddexp2",
     "logical_xor",
+    "meshgrid",
     "nanmax",
     "nanmean",
     "nanmin",
@@ -58,6 +70,8 @@ __all__ = [
     "radians",
     "repeat",
     "roll",
+    "split",
+    "take_along_axis",
     "tile",
     "tril",
     "triu",
@@ -319,3 +333,111 @@ def rad2deg(x: Any) -> Var:
 
 radians = deg2rad
 degrees = rad2deg
+
+
+# --- grids, splits, gathers ---------------------------------------------------------------
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None) -> Var:
+    """``num`` (a static int) evenly spaced values from ``start`` to ``stop`` (scalars, Vars
+    too), computed as NumPy does (``arange(num) * step + start``, the last set to
+    ``stop`` with ``endpoint``)."""
+    if not is_int(num) or num < 0:
+        raise GraphTypeError(f"linspace: num must be a static int >= 0, got {num!r}")
+    start = as_var(start, context="linspace: start") * 1.0
+    stop = as_var(stop, context="linspace: stop") * 1.0
+    if start.ndim or stop.ndim:
+        raise ShapeError("linspace: start and stop must be scalars")
+    div = (num - 1) if endpoint else num
+    values = arange(num) * ((stop - start) / div) + start if div > 0 else arange(num) * 0.0 + start
+    if endpoint and num > 1:
+        values = concatenate([getitem(values, slice(None, -1)), reshape(stop, (1,))], 0)
+    return values if dtype is None else cast(values, dtype)
+
+
+def meshgrid(*xs: Any, indexing: str = "xy") -> list[Var]:
+    """Coordinate grids from 1-d arrays (NumPy's ``meshgrid``; ``indexing`` "xy" or "ij")."""
+    if indexing not in ("xy", "ij"):
+        raise GraphTypeError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    arrays = [as_var(x, context=f"meshgrid: input {i}") for i, x in enumerate(xs)]
+    n = len(arrays)
+    shaped = []
+    for i, x in enumerate(arrays):
+        axis = (1 - i if i < 2 else i) if indexing == "xy" and n > 1 else i
+        shape = [1] * n
+        shape[axis] = -1
+        shaped.append(reshape(reshape(x, (-1,)), tuple(shape)))
+    return list(broadcast_arrays(*shaped))
+
+
+def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Var]:
+    """``x`` split along ``axis`` into equal sections (an int: the axis' static length must
+    divide) or at static indices, as NumPy's ``split``."""
+    x = _input("split", x)
+    a = _axis("split", x, axis)
+    n = x.type.shape[a]
+    if is_int(indices_or_sections):
+        sections = int(indices_or_sections)
+        if n is None or sections <= 0 or n % sections:
+            raise ShapeError(
+                f"split: axis {a} of {x.type} does not split into {sections} equal sections "
+                "(its length must be static and divisible)"
+            )
+        cuts = [n // sections * k for k in range(1, sections)]
+    else:
+        cuts = list(indices_or_sections)
+        if not all(is_int(c) for c in cuts):
+            raise GraphTypeError(f"split: indices must be static ints, got {indices_or_sections!r}")
+    head = (slice(None),) * a
+    bounds = [None, *(int(c) for c in cuts), None]
+    return [getitem(x, (*head, slice(lo, hi))) for lo, hi in itertools.pairwise(bounds)]
+
+
+def take_along_axis(arr: Any, indices: Any, axis: int) -> Var:
+    """``arr`` read at ``indices`` along ``axis`` (NumPy's ``take_along_axis``): ``indices``
+    has ``arr``'s number of axes and broadcasts with it on the others."""
+    arr = _input("take_along_axis", arr)
+    indices = as_var(indices, context="take_along_axis: input 'indices'")
+    if indices.ndim != arr.ndim:
+        raise ShapeError(
+            f"take_along_axis: indices {indices.type} must have as many axes as {arr.type}"
+        )
+    a = _axis("take_along_axis", arr, axis)
+    index = []
+    for d in range(arr.ndim):
+        if d == a:
+            index.append(indices)
+            continue
+        others = tuple(o for o in range(arr.ndim) if o != d)
+        index.append(
+            expand_dims(arange(shape_i(arr, d)), others) if others else arange(shape_i(arr, d))
+        )
+    return getitem(arr, tuple(index))
+
+
+def logaddexp2(x: Any, y: Any) -> Var:
+    """``log2(2**x + 2**y)``, without overflow: ``max + log2(1 + 2**-|x - y|)``."""
+    x = as_var(x, context="logaddexp2: input 'x'")
+    y = as_var(y, context="logaddexp2: input 'y'")
+    big = maximum(x, y)
+    return where(x == y, x + 1.0, big + log1p(exp2(-abs_(x - y))) / math.log(2.0))
+
+
+def cumulative_sum(x: Any, axis: int | None = None, include_initial: bool = False) -> Var:
+    """The running sum along ``axis`` (required unless ``x`` is 1-d), with a leading zero
+    when ``include_initial`` (the array API's ``cumulative_sum``)."""
+    x = _input("cumulative_sum", x)
+    if axis is None:
+        if x.ndim != 1:
+            raise GraphTypeError(f"cumulative_sum: give axis for a {x.ndim}-d input")
+        axis = 0
+    a = _axis("cumulative_sum", x, axis)
+    total = cumsum(x, axis=a)
+    if not include_initial:
+        return total
+    size = lengths(total)
+    zero = broadcast_to(
+        zeros_like(getitem(total, (*(slice(None),) * a, slice(0, 1)))),
+        (*size[:a], 1, *size[a + 1 :]),
+    )
+    return concatenate([zero, total], a)
