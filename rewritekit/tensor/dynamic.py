@@ -15,6 +15,7 @@ from typing import Any
 
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, Grads, Op, TensorType, Var, Vars, as_var
+from rewritekit.tensor.arithmetic import Add
 from rewritekit.tensor.axes import is_int
 from rewritekit.tensor.creation import zeros_like
 from rewritekit.tensor.elemwise import cast
@@ -174,7 +175,7 @@ def window_of(start: Any, stop: Any) -> int | None:
     static int >= 0 (what ``x[i:i + k]`` turns into a dynamic slice), else None."""
     if not isinstance(start, Var) or not isinstance(stop, Var) or stop.owner is None:
         return None
-    if type(stop.owner.op).__name__ != "Add":
+    if not isinstance(stop.owner.op, Add):
         return None
     left, right = stop.owner.inputs
     other = right if left is start else left if right is start else None

@@ -265,8 +265,10 @@ def at_update(x: Var, index: Any, value: Any, add: bool) -> Var:
     is updated, then written back at its clamped starts."""
     name, op_class = ("inc_subtensor", IncSubtensor) if add else ("set_subtensor", SetSubtensor)
     window, rest = _windows(x, index)
-    if window is x or rest == ():
+    if window is x:
         return _update(name, op_class, getitem(x, index), value)
+    if rest == ():  # x[i:i + k]: the window itself
+        return _update(name, op_class, window, value)
     node = window.owner
     x, *starts = node.inputs
     written = _update(name, op_class, getitem(window, rest), value, in_window=True)

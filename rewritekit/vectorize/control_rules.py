@@ -24,7 +24,7 @@ from typing import Any
 from rewritekit.ir import Apply, TensorType, Var, apply_op
 from rewritekit.ir.inner import InnerGraph, close_over
 from rewritekit.tensor import any as reduce_any
-from rewritekit.tensor import expand_dims, moveaxis, where
+from rewritekit.tensor import moveaxis, where
 from rewritekit.tensor.control.ops import Cond, Scan, While
 from rewritekit.tensor.shape_vectors import lengths
 from rewritekit.vectorize.core import batch_graph
@@ -32,6 +32,7 @@ from rewritekit.vectorize.registry import (
     Unbatched,
     batch_lengths,
     broadcast_batch,
+    pad_core,
     rule,
 )
 
@@ -67,11 +68,6 @@ def _as(value: tuple[Var, bool], batched: bool, batch: list[Any]) -> Var:
     """A body's output batched as its carry is (a shared value repeated)."""
     var, has = value
     return broadcast_batch(var, batch) if batched and not has else var
-
-
-def _masked(pred: Var, core_ndim: int, nb: int) -> Var:
-    """A batch of predicates with length-1 axes for a value's ``core_ndim`` core axes."""
-    return expand_dims(pred, tuple(range(nb, nb + core_ndim))) if core_ndim else pred
 
 
 @rule(Scan)
@@ -131,7 +127,7 @@ def _while(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     moved = [_as(s, flags[i], inner_batch) for i, s in enumerate(new_state)]
     if varies:  # an element whose condition fails keeps its state
         moved = [
-            where(_masked(pred, a.ndim - nb, nb), m, a)
+            where(pad_core(pred, nb, 0, a.ndim - nb), m, a)
             for m, a in zip(moved, args[:n], strict=True)
         ]
         pred = reduce_any(pred)
@@ -157,7 +153,7 @@ def _cond(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
         taken = _through(op.true_graph, operands, flags, nb)
         other = _through(op.false_graph, operands, flags, nb)
         return [
-            where(_masked(pred, core.ndim, nb), t, f)
+            where(pad_core(pred, nb, 0, core.ndim), t, f)
             for (t, _), (f, _), core in zip(taken, other, node.outputs, strict=True)
         ]
     static = _static_batch(inputs, batched, nb)

@@ -104,10 +104,7 @@ def _shifted_layout(node: Apply, inputs: list[Var], batched: list[bool], nb: int
 def _concatenate(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """Joined along the shifted axis; the shared inputs broadcast over the batch."""
     batch = batch_lengths(inputs, batched, nb)
-    full = [
-        v if b else broadcast_to(v, (*batch, *lengths(v)))
-        for v, b in zip(inputs, batched, strict=True)
-    ]
+    full = [v if b else broadcast_batch(v, batch) for v, b in zip(inputs, batched, strict=True)]
     return apply_op(Concatenate(node.op.axis + nb), tuple(full))  # type: ignore[attr-defined]
 
 
@@ -152,14 +149,17 @@ def _broadcast_to(node: Apply, inputs: list[Var], batched: list[bool], nb: int) 
     after the batch where its core has fewer axes than the target)."""
     if not only_first(batched):
         return None
-    target = node.outputs[0]
-    vector = inputs[1]  # rebuilt: a shape read from a batched array is its core's
+    # the shape vector is rebuilt: a shape read from a batched array is its core's
+    return [_to_core_shape(node, inputs, batched, nb)]
+
+
+def _to_core_shape(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Var:
+    """The batched first input broadcast to the batch lengths, then the node's target shape
+    (static lengths, else read from the rebuilt shape vector, the second input)."""
+    target, vector = node.outputs[0], inputs[1]
     entries = [n if n is not None else vector[d] for d, n in enumerate(target.type.shape)]
-    x = inputs[0]
-    missing = target.ndim - node.inputs[0].ndim
-    if missing:
-        x = expand_dims(x, tuple(range(nb, nb + missing)))
-    return [broadcast_to(x, (*batch_lengths(inputs, batched, nb), *entries))]
+    x = pad_core(inputs[0], nb, node.inputs[0].ndim, target.ndim)
+    return broadcast_to(x, (*batch_lengths(inputs, batched, nb), *entries))
 
 
 @rule(MatMul)
@@ -383,10 +383,7 @@ def _alloc(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     element: no rule)."""
     if not only_first(batched):
         return None
-    value, vector = inputs
-    entries = [n if n is not None else vector[d] for d, n in enumerate(node.outputs[0].type.shape)]
-    filled = expand_dims(value, tuple(range(nb, nb + len(entries))))
-    return [broadcast_to(filled, (*batch_lengths(inputs, batched, nb), *entries))]
+    return [_to_core_shape(node, inputs, batched, nb)]
 
 
 @rule(Eye)

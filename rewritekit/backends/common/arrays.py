@@ -23,6 +23,7 @@ import numpy as np
 from rewritekit.backends.common import Table, concrete, static_ints
 from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
+from rewritekit.ir.types import shape_str
 from rewritekit.tensor import creation as cr
 from rewritekit.tensor import random as rv
 from rewritekit.tensor import shapes as sh
@@ -43,10 +44,9 @@ def shapes(xp: Any) -> Table:
             # the lengths: concrete in NumPy, static under jax.jit (checked when traced)
             have = np.shape(x)
             if any(w is not None and w != h for h, w in zip(have, op.shape, strict=True)):
-                shown = "(" + ", ".join("?" if n is None else str(n) for n in op.shape) + ")"
                 raise ValueError(
                     f"specify_shape: {node.inputs[0]!r} has shape {tuple(have)} at run time, "
-                    f"not {shown}"
+                    f"not {shape_str(op.shape)}"
                 )
             return x
 
