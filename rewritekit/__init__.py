@@ -38,6 +38,7 @@ from rewritekit.ir import (
 )
 from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
 from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
+from rewritekit.tensor.control.api import switch
 from rewritekit.vectorize import vectorize, vmap
 
 __version__ = "0.1.0"
@@ -80,6 +81,7 @@ __all__ = [
     "rule",
     "rules",
     "scan",
+    "switch",
     "tensor",
     "toposort",
     "vectorize",

@@ -24,6 +24,7 @@ import numpy as np
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Constant, Grads, Op, TensorType, Var, Vars, as_var, broadcast_shapes
 from rewritekit.ir.patterns import pattern_function
+from rewritekit.tensor.complex_parts import real
 from rewritekit.tensor.creation import ones_like
 from rewritekit.tensor.elemwise import Where, add, cast, equal, where
 from rewritekit.tensor.reduction import sum as reduce_sum
@@ -137,7 +138,14 @@ def input_grad(g: Var, x: Var) -> Var | None:
     """
     if x.type.kind not in "fc" or isinstance(x, Constant):  # constants have no gradient
         return None
-    g = sum_to(g, x)
+    return _dtype_of(sum_to(g, x), x)
+
+
+def _dtype_of(g: Var, x: Var) -> Var:
+    """``g`` in ``x``'s dtype; of a complex ``g`` and a real ``x``, the real part (JAX's
+    convention for the gradient of a real input)."""
+    if g.type.kind == "c" and x.type.kind != "c":
+        g = real(g)
     return g if g.dtype == x.dtype else cast(g, x.dtype)
 
 
@@ -253,15 +261,15 @@ def masked_input_grad(
     full = masked(g, masks)
     summed = full if same_shape else sum_to(full, x)
     if summed is full:  # nothing summed: g has x's shape, or broadcasts to it with the masks
-        return masked(g if g.dtype == x.dtype else cast(g, x.dtype), masks)
+        return masked(_dtype_of(g, x), masks)
     if x.owner is None or not isinstance(x.owner.op, Elemwise):
-        return summed if summed.dtype == x.dtype else cast(summed, x.dtype)
+        return _dtype_of(summed, x)
     kept = [m for m in masks if _constant_along_sums(m[0], full, x)]
     others = [m for m in masks if not _has(kept, m)]
     if others:
         count = sum_to(masked(ones_like(full), others), x)
         kept.append((equal(count, 0), True))
-    return masked(summed if summed.dtype == x.dtype else cast(summed, x.dtype), kept)
+    return masked(_dtype_of(summed, x), kept)
 
 
 def _constant_along_sums(c: Var, full: Var, x: Var) -> bool:

@@ -24,12 +24,15 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import sys
 from typing import Any
 
 import numpy as np
 
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import TensorType, Var
+from rewritekit.tensor.assembly import vecdot
 from rewritekit.tensor.axes import axis_index, is_int, shape_str
 from rewritekit.tensor.creation import eye
 from rewritekit.tensor.decompositions import (  # noqa: F401 (the Ops, for rt.linalg.Svd)
@@ -91,6 +94,9 @@ from rewritekit.tensor.shapes import (
 )
 
 __all__ = [
+    "block_diag",
+    "cho_factor",
+    "cho_solve",
     "cholesky",
     "det",
     "diag",
@@ -100,7 +106,11 @@ __all__ = [
     "inv",
     "kron",
     "lstsq",
+    "matrix_dot",
+    "matrix_norm",
     "matrix_power",
+    "matrix_transpose",
+    "multi_dot",
     "norm",
     "pinv",
     "qr",
@@ -108,7 +118,11 @@ __all__ = [
     "solve",
     "solve_triangular",
     "svd",
+    "toeplitz",
     "trace",
+    "triangular_solve",
+    "vecdot",
+    "vector_norm",
 ]
 
 
@@ -344,3 +358,141 @@ def _matrix_norm(x: Var, ord: Any, rows: int, cols: int) -> Var:
     if ord is None or ord in ("fro", "f"):
         return _sqrt(reduce_sum(_squares(x), axis=(rows, cols), keepdims=True))
     raise GraphTypeError(f"norm: invalid norm order {ord!r} for matrices")
+
+
+# --- NumPy's, SciPy's and jax.lax's other spellings ---------------------------------------
+
+
+def matrix_transpose(x: Any) -> Var:
+    """``x`` with its last two axes swapped (the array API's ``matrix_transpose``)."""
+    x = as_input("matrix_transpose", x)
+    if x.ndim < 2:
+        raise ShapeError(f"matrix_transpose: needs 2 or more dimensions, got {x.type}")
+    return moveaxis(x, -1, -2)
+
+
+def matrix_norm(x: Any, keepdims: bool = False, ord: Any = "fro") -> Var:
+    """The norm of the matrices in the last two axes (``np.linalg.matrix_norm``)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Var:
+    """The vector norm over ``axis`` (None: all of ``x`` flattened; a tuple: those axes
+    taken as one vector), as ``np.linalg.vector_norm``."""
+    x = as_input("vector_norm", x)
+    if axis is None:
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if is_int(axis) else tuple(axis)
+    axes = tuple(axis_index("vector_norm", a, x.ndim, x) for a in axes)
+    if len(axes) == 1:
+        return norm(x, ord=ord, axis=axes[0], keepdims=keepdims)
+    rest = [a for a in range(x.ndim) if a not in axes]
+    moved = moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim)))
+    lengths = [x.type.shape[a] if x.type.shape[a] is not None else shape_i(x, a) for a in rest]
+    flat = reshape(moved, (*lengths, -1))
+    result = norm(flat, ord=ord, axis=-1)
+    return expand_dims(result, axes) if keepdims else result
+
+
+def multi_dot(arrays: Any) -> Var:
+    """The product of the matrices in ``arrays``, left to right (a 1-d first one is a row,
+    a 1-d last one a column), as ``np.linalg.multi_dot``."""
+    ns = sys.modules["rewritekit.tensor"]
+    xs = [as_input("multi_dot", a) for a in arrays]
+    if len(xs) < 2:
+        raise ShapeError(f"multi_dot: needs at least 2 arrays, got {len(xs)}")
+    return functools.reduce(ns.matmul, xs)
+
+
+def matrix_dot(*args: Any) -> Var:
+    """PyTensor's name for ``multi_dot`` of its arguments."""
+    return multi_dot(args)
+
+
+def block_diag(*arrs: Any) -> Var:
+    """The block-diagonal matrix of the given blocks (0-d and 1-d blocks are 1-row
+    matrices), as ``scipy.linalg.block_diag``, with the result dtype of all blocks."""
+    ns = sys.modules["rewritekit.tensor"]
+    if not arrs:
+        return ns.zeros((1, 0))
+    blocks = []
+    for position, a in enumerate(arrs):
+        x = ns.as_tensor(a) if not isinstance(a, Var) else a
+        if x.ndim > 2:
+            raise ShapeError(f"block_diag: block {position} has {x.ndim} dimensions (at most 2)")
+        blocks.append(reshape(x, (1, -1)) if x.ndim < 2 else x)
+    dtype = ns.result_type(*blocks)
+    lengths = [
+        [b.type.shape[a] if b.type.shape[a] is not None else shape_i(b, a) for a in (0, 1)]
+        for b in blocks
+    ]
+    rows = []
+    for i, b in enumerate(blocks):
+        pieces = [
+            cast(b, dtype) if i == j else ns.zeros((lengths[i][0], lengths[j][1]), dtype=dtype)
+            for j in range(len(blocks))
+        ]
+        rows.append(ns.concatenate(pieces, axis=1))
+    return ns.concatenate(rows, axis=0)
+
+
+def cho_factor(a: Any, lower: bool = False) -> tuple[Var, bool]:
+    """``(c, lower)``: the Cholesky factor of ``a`` (upper unless ``lower``) and the flag, as
+    ``scipy.linalg.cho_factor`` (the other triangle of ``c`` is zero here)."""
+    factor = cholesky(a)
+    return (factor if lower else matrix_transpose(factor)), bool(lower)
+
+
+def cho_solve(c_and_lower: tuple[Any, bool], b: Any) -> Var:
+    """The solution x of ``a x = b`` from ``cho_factor(a)``'s ``(c, lower)``: two triangular
+    solves (``scipy.linalg.cho_solve``)."""
+    c, lower = c_and_lower
+    c = as_input("cho_solve", c)
+    ct = matrix_transpose(c)
+    if lower:
+        return solve_triangular(ct, solve_triangular(c, b, lower=True), lower=False)
+    return solve_triangular(c, solve_triangular(ct, b, lower=True), lower=False)
+
+
+def toeplitz(c: Any, r: Any = None) -> Var:
+    """The Toeplitz matrix with first column ``c`` and first row ``r`` (``r[0]`` is
+    ignored; ``r`` defaults to ``c``, conjugated), as ``scipy.linalg.toeplitz`` (inputs are
+    flattened)."""
+    ns = sys.modules["rewritekit.tensor"]
+    c = ns.flatten(as_input("toeplitz", c))
+    r = ns.conj(c) if r is None else ns.flatten(as_input("toeplitz", r))
+    n_r = r.type.shape[0] if r.type.shape[0] is not None else shape_i(r, 0)
+    dtype = ns.result_type(c, r)
+    values = ns.concatenate([cast(ns.flip(r[1:]), dtype), cast(c, dtype)])
+    i = expand_dims(ns.arange(c.type.shape[0] if c.type.shape[0] is not None else shape_i(c, 0)), 1)
+    j = expand_dims(ns.arange(n_r), 0)
+    return values[(n_r - 1) + i - j]
+
+
+def triangular_solve(
+    a: Any,
+    b: Any,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Var:
+    """``jax.lax.linalg.triangular_solve``: x with ``op(a) @ x = b`` (``left_side``) or
+    ``x @ op(a) = b``, where ``op`` transposes and/or conjugates the triangular ``a``
+    (``lower`` says which triangle it uses; ``unit_diagonal`` takes its diagonal as ones)."""
+    ns = sys.modules["rewritekit.tensor"]
+    a = as_input("triangular_solve", a)
+    b = as_input("triangular_solve", b)
+    if unit_diagonal:
+        n = a.type.shape[-1] if a.type.shape[-1] is not None else shape_i(a, a.ndim - 1)
+        identity = eye(n, dtype=a.dtype)
+        a = a * (1 - identity) + identity
+    if conjugate_a:
+        a = ns.conj(a)
+    if transpose_a:
+        a, lower = matrix_transpose(a), not lower
+    if left_side:
+        return solve_triangular(a, b, lower=lower)
+    solved = solve_triangular(matrix_transpose(a), matrix_transpose(b), lower=not lower)
+    return matrix_transpose(solved)

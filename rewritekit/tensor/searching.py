@@ -1,5 +1,6 @@
 """Where the nonzero elements are, with the static ``size=`` JAX asks for: ``nonzero``,
-``argwhere`` and ``where(condition, size=...)``.
+``argwhere`` and ``where(condition, size=...)``; and where values would go into a sorted
+vector (``Searchsorted``, the Op of ``rt.searchsorted``).
 
 A result's shape may not depend on the data, so a traced array gives the positions of
 its first ``size`` nonzero elements (in C order), padded with ``fill_value`` (default 0)
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rewritekit.errors import GraphTypeError, ShapeError
+from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, Grads, Op, TensorType, Var, Vars, as_var, constant
 from rewritekit.tensor.axes import is_int
 from rewritekit.tensor.joining import stack
@@ -45,6 +46,37 @@ class Nonzero(Op):
 
     def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         return [None]
+
+
+class Searchsorted(Op):
+    """The int64 positions where the elements of ``v`` would go into the sorted 1-d ``a``
+    to keep it sorted: the first such position (``side="left"``, ``a[i-1] < v <= a[i]``) or
+    the last (``"right"``, ``a[i-1] <= v < a[i]``). NaN sorts last, as in ``sort``; both
+    inputs compare in their promoted dtype.
+
+    Domain: ``a`` sorted ascending (not checked: the result is unspecified otherwise).
+    """
+
+    __props__ = ("side",)
+    differentiable = False
+
+    side: str
+
+    def __init__(self, side: str = "left") -> None:
+        if side not in ("left", "right"):
+            raise GraphTypeError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        super().__init__(side)
+
+    def infer_types(self, a: TensorType, v: TensorType) -> tuple[TensorType, ...]:
+        if a.ndim != 1:
+            raise ShapeError(f"searchsorted: a must be 1-d (a sorted vector), got {a}")
+        for label, t in (("a", a), ("v", v)):
+            if t.kind not in "biuf":
+                raise DTypeError(
+                    f"searchsorted: input {label!r} has dtype {t.dtype}, which searchsorted "
+                    "does not support (expected bool, int, uint or float)"
+                )
+        return (TensorType("int64", v.shape),)
 
 
 def nonzero(x: Any, *, size: int | None = None, fill_value: int | None = None) -> tuple[Var, ...]:

@@ -167,6 +167,8 @@ _METHODS = {
     "argsort": "Indices that sort along ``axis`` (see rt.argsort).",
     "clip": "Clip to [lo, hi] (see rt.clip).",
     "round": "Round to ``decimals`` (see rt.round).",
+    "conj": "The complex conjugate (see rt.conj).",
+    "conjugate": "The complex conjugate (see rt.conj).",
 }
 
 
@@ -210,6 +212,8 @@ def install_operators(cls: type = Var, *, skip: frozenset[str] = frozenset()) ->
         T=property(lambda self: _rt().transpose(self)),
         shape=property(lambda self: _rt().shape(self)),
         size=property(lambda self: _rt().size(self)),
+        real=property(lambda self: _rt().real(self)),
+        imag=property(lambda self: _rt().imag(self)),
         at=property(_At),
         reshape=_reshape,
         transpose=_transpose,

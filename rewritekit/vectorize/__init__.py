@@ -11,6 +11,7 @@ Op's batching rule (``BATCH_RULES``, looked up along the Op's class hierarchy, o
   sharding constraints adjust (``tensor_rules``);
 - ``matmul``, ``dot``, ``einsum`` and the linear algebra Ops batch over leading axes;
 - indexing and its updates, with index arrays too (``indexing``);
+- ``searchsorted``, ``cummax`` and ``cummin`` (``ordering_rules``);
 - random variables batch their parameters and size (``random_rules``);
 - ``scan``, ``while_loop`` and ``cond`` batch their bodies (``control_rules``);
 - any other Op becomes a ``Blockwise`` node holding the original node as its core graph:
@@ -26,6 +27,7 @@ from rewritekit.vectorize import (  # noqa: F401 (imported for their rules)
     control_rules,
     indexing,
     linalg_rules,
+    ordering_rules,
     random_rules,
     tensor_rules,
 )

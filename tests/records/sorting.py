@@ -1,4 +1,5 @@
-"""Op records for ``rewritekit.tensor.sorting``.
+"""Op records for the sorting family (``rewritekit.tensor.sorting``, ``searching`` and
+``extremes``).
 
 Floats are drawn as whole numbers (so ties occur and ``argsort`` must keep their order),
 sometimes with NaN and +-inf (NaN sorts last, in its original order for argsort).
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import rewritekit.tensor as rt
-from rewritekit.tensor.searching import Nonzero
+from rewritekit.tensor.extremes import Cummax, Cummin
+from rewritekit.tensor.searching import Nonzero, Searchsorted
 from rewritekit.tensor.sorting import Argsort, Sort
 from tests.records import OpRecord, values
 
@@ -134,4 +136,46 @@ RECORDS += [
         notes="the first `size` positions in C order, padded with the fill value",
     )
     for size in (0, 3, 7)
+]
+
+
+def _searchsorted_draw(data, dtype):
+    """A vector (sorted by the graph: the Op's domain) and values of any shape, drawn from
+    a few whole numbers so that values hit the vector's elements, and its ties."""
+    a = _draw(1)(data, dtype)[0].reshape(-1)
+    v = values(
+        data,
+        dtype,
+        data.draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=4)),
+        0 if np.dtype(dtype).kind == "u" else -3,
+        3,
+        special=True,
+    )
+    return [a, np.round(v) if v.dtype.kind == "f" else v]
+
+
+def _running(x):
+    return np.maximum.accumulate(x, axis=0), np.flip(np.minimum.accumulate(np.flip(x, -1), -1), -1)
+
+
+RECORDS += [
+    OpRecord(
+        "searchsorted",
+        (Searchsorted,),
+        lambda a, v: (rt.searchsorted(rt.sort(a), v), rt.searchsorted(rt.sort(a), v, "right")),
+        lambda a, v: (np.searchsorted(np.sort(a), v), np.searchsorted(np.sort(a), v, "right")),
+        _searchsorted_draw,
+        ("float64", "float32", "int64", "uint8", "bool"),
+        notes="NaN and +-inf among the values and the sorted vector (NaN sorts last)",
+    ),
+    OpRecord(
+        "cummax_cummin_reverse",
+        (Cummax, Cummin),
+        lambda x: (rt.cummax(x, 0), rt.cummin(x, -1, reverse=True)),
+        _running,
+        _draw(1, special=True),
+        ALL,
+        grad_draw=_distinct(1),
+        notes="at ties the gradient goes to the nearest tie, JAX's splits it: distinct draws",
+    ),
 ]

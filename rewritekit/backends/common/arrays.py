@@ -1,6 +1,6 @@
 """Making and rearranging arrays over an array module ``xp``: the shape Ops
 (``rewritekit.tensor.shapes``), creation (``creation``), indexing (``subtensor``), sorts
-(``sorting``), and the batch shape of a random draw (``random``).
+(``sorting``) and searches (``searching``), and the batch shape of a random draw (``random``).
 
 Shapes are static in XLA: ``Shape`` and ``ShapeI`` give concrete NumPy values even under
 ``jax.jit`` (so shape arithmetic runs in NumPy while tracing); ``Reshape``'s and
@@ -26,6 +26,7 @@ from rewritekit.ir import Apply
 from rewritekit.ir.types import shape_str
 from rewritekit.tensor import creation as cr
 from rewritekit.tensor import random as rv
+from rewritekit.tensor import searching as se
 from rewritekit.tensor import shapes as sh
 from rewritekit.tensor import sorting as so
 from rewritekit.tensor import subtensor as st
@@ -127,6 +128,20 @@ def sorting(xp: Any) -> Table:
             )
         ),
     }
+
+
+def searching(xp: Any) -> Table:
+    """``Searchsorted`` over ``xp``: both inputs in their NumPy-promoted dtype (``jnp`` would
+    promote int64 with float32 to float32 by JAX's lattice), NaN sorting last in both."""
+
+    def searchsorted(op: se.Searchsorted, node: Apply) -> Callable[..., Any]:
+        common = np.result_type(*(v.dtype for v in node.inputs))
+        return lambda a, v: xp.asarray(
+            xp.searchsorted(xp.asarray(a, dtype=common), xp.asarray(v, dtype=common), op.side),
+            dtype=np.int64,
+        )
+
+    return {se.Searchsorted: searchsorted}
 
 
 def batch_shape(op: rv.RandomVariable, size: Any, params: tuple[Any, ...]) -> tuple:

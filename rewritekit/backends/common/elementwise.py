@@ -91,6 +91,7 @@ SPECIAL: dict[type[Op], str] = {
     sf.Gamma: "gamma",
     sf.Gammaln: "gammaln",
     sf.Digamma: "digamma",
+    sf.Gammainc: "gammainc",
 }
 BESSEL: dict[type[Op], str] = {bs.I0: "i0", bs.I1: "i1", bs.I0e: "i0e", bs.I1e: "i1e"}
 

@@ -1,14 +1,18 @@
 """JAX implementations of the special functions (``rewritekit.tensor.special``).
 
 Piecewise functions are written so that ``jax.grad`` never meets a
-NaN from the branch a ``where`` does not take: ``softplus`` and ``xlogy`` have their own
-derivatives (below), and ``log1mexp`` and ``erfcx`` feed each branch only the inputs that
-branch is valid for (the double-``where`` trick). The forward forms are chosen for XLA's
-compile time on deep chains as well (``bench/xla_depth.py``; docs/backends.md).
+NaN from the branch a ``where`` does not take: ``softplus``, ``xlogy``, ``xlog1py`` and
+``log_ndtr`` have their own derivatives (below), and ``log1mexp`` and ``erfcx`` feed each
+branch only the inputs that branch is valid for (the double-``where`` trick). The forward
+forms are chosen for XLA's compile time on deep chains as well (``bench/xla_depth.py``;
+docs/backends.md).
 
 JAX has no ``erfcinv``, ``gammaincinv`` or ``betaincinv``: ``erfcinv`` is SciPy's formula
 over ``ndtri``; the two inverses are a fixed number of Newton steps on ``gammainc`` and
 ``betainc`` (below), with the derivatives of the Ops' rules (``jax.custom_jvp``).
+``log_ndtr`` is written here (JAX's loses its relative accuracy in the upper tail: 7% at
+x = 8); the incomplete gamma and beta functions, ``betaln`` and ``expi`` are in
+``integrals``.
 """
 
 from __future__ import annotations
@@ -20,11 +24,18 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 from jax import lax
-from jax.custom_derivatives import SymbolicZero
 
 from rewritekit.backends.common import elementwise, register
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.backends.jax.elemwise import expensive_identity
+from rewritekit.backends.jax.integrals import (
+    betainc,
+    betaln,
+    expi,
+    gammainc_grad_a,
+    gammaincc,
+    tangent_of,
+)
 from rewritekit.tensor import special as sf
 
 
@@ -49,31 +60,44 @@ def _softplus_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[
     return _softplus(x), jax.nn.sigmoid(x) * t
 
 
-def _xlogy_guarded(x: jax.Array, y: jax.Array) -> jax.Array:
-    # x == 0 gives 0 for every y but NaN (as SciPy: 0 * log(0), 0 * log(inf) and
-    # 0 * log(-1) would be NaN); elsewhere x * log(y) is right, including its derivative
-    # log(y) at x == 0. Only jax.grad reads this form (see _xlogy).
-    zero = (x == 0) & ((y == 0) | jnp.isinf(y) | (y < 0))
-    safe_y = jnp.where(zero, 1.0, y)
-    return jnp.where(zero, jnp.zeros_like(x), x * jnp.log(safe_y))
+def _x_times_log(log: Any, pole: float) -> Any:
+    """``x * log(y)`` with SciPy's values, 0 where ``x == 0`` and ``y`` is not NaN, for
+    ``log`` = ``jnp.log`` (``xlogy``, ``pole`` 0) or ``_log1p`` (``xlog1py``, ``pole`` -1).
 
-
-@jax.custom_jvp
-def _xlogy(x: jax.Array, y: jax.Array) -> jax.Array:
-    """``x * log(y)``, 0 where ``x == 0`` and ``y`` is not NaN (SciPy's values).
-
-    The ``where`` is applied last, to the product: with the safe ``y`` of
-    ``_xlogy_guarded`` feeding ``log`` (a path of cheap operations into the result), a deep
-    chain with its gradient compiled 16.2 s at K = 100, this form 2.6 s
-    (``bench/xla_depth.py``, case ``xlogy``). ``jax.grad`` differentiates
-    ``_xlogy_guarded``, whose unselected branch stays finite.
+    The ``where`` is applied last, to the product: with a safe ``y`` feeding ``log`` (a path
+    of cheap operations into the result), a deep ``xlogy`` chain with its gradient compiled
+    16.2 s at K = 100, this form 2.6 s (``bench/xla_depth.py``, case ``xlogy``).
+    ``jax.grad`` differentiates ``guarded`` instead, whose unselected branch stays finite.
     """
-    return jnp.where((x == 0) & ~jnp.isnan(y), jnp.zeros_like(x), x * jnp.log(y))
+
+    def guarded(x: jax.Array, y: jax.Array) -> jax.Array:
+        # x == 0 gives 0 for every y but NaN (as SciPy: 0 * log(0), 0 * log(inf) and
+        # 0 * log(-1) would be NaN); elsewhere x * log(y) is right, including its derivative
+        # log(y) at x == 0
+        zero = (x == 0) & ((y <= pole) | jnp.isinf(y))
+        safe_y = jnp.where(zero, pole + 1, y)
+        return jnp.where(zero, jnp.zeros_like(x), x * log(safe_y))
+
+    @jax.custom_jvp
+    def x_times_log(x: jax.Array, y: jax.Array) -> jax.Array:
+        return jnp.where((x == 0) & ~jnp.isnan(y), jnp.zeros_like(x), x * log(y))
+
+    @x_times_log.defjvp
+    def jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+        return x_times_log(*primals), jax.jvp(guarded, primals, tangents)[1]
+
+    return x_times_log
 
 
-@_xlogy.defjvp
-def _xlogy_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-    return _xlogy(*primals), jax.jvp(_xlogy_guarded, primals, tangents)[1]
+def _log1p(y: jax.Array) -> jax.Array:
+    """log(1 + y): XLA's log1p is off by 2.7e-14 for 0.3 < |y| < 0.6 (float64 on CPU, jax
+    0.10), where log(1 + y) is accurate (1 + y rounds by half an ulp at most, and log is
+    well-conditioned away from 1)."""
+    return jnp.where(jnp.abs(y) < 0.25, jnp.log1p(y), jnp.log(1 + y))
+
+
+_xlogy = _x_times_log(jnp.log, 0.0)
+_xlog1py = _x_times_log(_log1p, -1.0)
 
 
 #: Where erfcx switches from exp(x**2) * erfc(x) to its asymptotic series, by dtype: erfc
@@ -129,19 +153,6 @@ def in_float64(fn: Any) -> Any:
         return fn(*(arg.astype(jnp.float64) for arg in args)).astype(dtype)
 
     return run
-
-
-def tangent_of(out: jax.Array, slopes: Any, tangents: Any) -> jax.Array:
-    """The tangent of ``out``: each input's tangent times its slope, skipping the inputs
-    JAX knows to have none (``SymbolicZero``: the rule is registered with
-    ``symbolic_zeros=True``, else an input held fixed would bring 0 * NaN); a slope of
-    None is a derivative that is not implemented, NaN as in the Op's rule
-    (``rewritekit.tensor.special.no_derivative``)."""
-    total = jnp.zeros_like(out)
-    for slope, tangent in zip(slopes, tangents, strict=True):
-        if not isinstance(tangent, SymbolicZero):
-            total = total + tangent * (jnp.nan if slope is None else slope())
-    return total
 
 
 #: Newton steps of the inverses below: from their starting points every one of 10**5
@@ -201,8 +212,9 @@ def _gammaincinv(a: jax.Array, y: jax.Array) -> jax.Array:
 def _gammaincinv_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
     a, y = primals
     x = _gammaincinv(a, y)
-    # dx/dy = Gamma(a) x**(1 - a) e**x, as the Op's rule; not implemented in a
-    slopes = (None, lambda: jnp.exp(x + jsp.gammaln(a) - jsp.xlogy(a - 1, x)))
+    # dx/dy = Gamma(a) x**(1 - a) e**x, as the Op's rule; dx/da = -(d gammainc / da) dx/dy
+    dx_dy = jnp.exp(x + jsp.gammaln(a) - jsp.xlogy(a - 1, x))
+    slopes = (lambda: -gammainc_grad_a(a, x) * dx_dy, lambda: dx_dy)
     return x, tangent_of(x, slopes, tangents)
 
 
@@ -297,6 +309,41 @@ def _betaincinv_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tupl
 _betaincinv.defjvp(_betaincinv_jvp, symbolic_zeros=True)
 
 
+# --- log_ndtr -----------------------------------------------------------------------------
+
+
+def _log_ndtr_parts(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """log(ndtr(x)) and its derivative ndtr'(x) / ndtr(x), from one ``_erfcx(s)``, with
+    s = -x / sqrt(2) below 1 and x / sqrt(2) above (s >= -0.71): log(erfcx(s) / 2) - s**2
+    below (two terms of one sign far in the lower tail), log1p(-erfc(s) / 2) above (where
+    erfc(s) / 2 <= 0.16, in the range of XLA's accurate log1p; see ``_log1p``); the
+    derivative sqrt(2 / pi) / erfcx(-x / sqrt(2)), with erfcx(-s) = 2 exp(s**2) - erfcx(s)
+    above."""
+    upper = x >= 1
+    s = jnp.where(upper, x, -x) * _SQRT_HALF
+    scaled = _erfcx(s)
+    value = jnp.where(
+        upper, jnp.log1p(-0.5 * scaled * jnp.exp(-s * s)), jnp.log(0.5 * scaled) - s * s
+    )
+    slope = (2 * _INV_SQRT_PI * _SQRT_HALF) / jnp.where(upper, 2 * jnp.exp(s * s) - scaled, scaled)
+    return expensive_identity(value), slope
+
+
+@jax.custom_jvp
+def _log_ndtr(x: jax.Array) -> jax.Array:
+    """log(ndtr(x)) (``_log_ndtr_parts``): ``jax.scipy.special.log_ndtr`` is off by 7% at
+    x = 8 (the log of an ndtr rounded to 1 - 6.7e-16) and by 2e-14 at x = -40 (jax 0.10),
+    and its deep chains compile slowly (13.7 s at K = 25, ``bench/xla_depth.py``'s
+    measure; 1.6 s here, one ``erfcx`` per step for the value and the derivative)."""
+    return _log_ndtr_parts(x)[0]
+
+
+@_log_ndtr.defjvp
+def _log_ndtr_jvp(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    value, slope = _log_ndtr_parts(primals[0])
+    return value, tangents[0] * slope
+
+
 # JAX's own forms of the functions the NumPy backend takes from SciPy (see above)
 TABLE = elementwise.special_functions(jnp, jsp) | {
     sf.Erfcx: _erfcx,
@@ -308,5 +355,19 @@ TABLE = elementwise.special_functions(jnp, jsp) | {
     sf.LogSigmoid: lambda x: -_softplus(-x),
     sf.Logit: lambda p: jnp.log(p) - jnp.log1p(-p),
     sf.Xlogy: _xlogy,
+    sf.Xlog1py: _xlog1py,
+    sf.LogNdtr: _log_ndtr,
+    # JAX's own, ended on expensive_identity: jax.scipy's ndtr (a select over erf and erfc,
+    # which XLA expands into polynomials of cheap operations) and ndtri (rational
+    # approximations under selects) are cheap paths from input to output (a deep ndtr chain
+    # with its gradient compiled 103 s at K = 100 without the cut; bench/xla_depth.py's
+    # measure, docs/backends.md "What XLA punishes")
+    sf.Ndtr: lambda x: expensive_identity(jsp.ndtr(x)),
+    sf.Ndtri: lambda p: expensive_identity(jsp.ndtri(p)),
+    sf.Expi: in_float64(expi),
+    sf.Gammaincc: in_float64(gammaincc),
+    sf.GammaincGradA: gammainc_grad_a,
+    sf.Betainc: betainc,
+    sf.Betaln: in_float64(betaln),
 }
 register(jax_funcify, elementwise.special(jnp, jsp, TABLE))

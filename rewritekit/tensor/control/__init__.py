@@ -31,4 +31,5 @@ from rewritekit.tensor.control.ops import Cond as Cond
 from rewritekit.tensor.control.ops import Scan as Scan
 from rewritekit.tensor.control.ops import While as While
 
+# switch is rk.switch and rt.lax.switch: rt.switch is PyTensor's elementwise one
 __all__ = ["cond", "fori_loop", "map", "scan", "while_loop"]

@@ -12,7 +12,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,12 +21,12 @@ from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Var, apply_op, as_var
 from rewritekit.ir.inner import close_over
 from rewritekit.ir.pytree import TreeDef, flatten, leaf_paths, unflatten
-from rewritekit.tensor.arithmetic import where
+from rewritekit.tensor.arithmetic import maximum, minimum, where
 from rewritekit.tensor.control.ops import Cond, Scan, While
 from rewritekit.tensor.creation import arange
 from rewritekit.tensor.logic import less, logical_and
 
-__all__ = ["cond", "fori_loop", "map", "scan", "while_loop"]
+__all__ = ["cond", "fori_loop", "map", "scan", "switch", "while_loop"]
 
 
 def _traced(fn: Callable[..., Any], what: str, *trees: Any) -> tuple[list[Var], list[Any], Any]:
@@ -382,3 +382,37 @@ def cond(
         raise GraphTypeError("cond: internal error: the branches closed over different values")
     outs = apply_op(Cond(t_graph, f_graph), (p, *ops, *free))
     return unflatten(dt, outs)
+
+
+def switch(index: Any, branches: Sequence[Callable[..., Any]], *operands: Any) -> Any:
+    """``branches[index](*operands)``: ``jax.lax.switch``. ``index`` (an integer scalar) is
+    clamped into range first, as JAX does; only the branch taken runs (a balanced tree of
+    ``cond``s, one level per halving).
+
+    Raises:
+        DTypeError: ``index`` is not an integer scalar.
+        GraphTypeError: no branches, or branches that return different structures or types.
+
+    Example:
+        >>> y = switch(i, [lambda v: v, lambda v: 2 * v, rt.exp], x)
+    """
+    i = as_var(index, context="switch: index")
+    if i.ndim != 0 or i.type.kind not in "iu":
+        raise DTypeError(f"switch: index must be an integer scalar, got {i.type}")
+    branches = list(branches)
+    if not branches or not all(callable(b) for b in branches):
+        raise GraphTypeError("switch: branches must be a non-empty sequence of functions")
+    clamped = i if len(branches) == 1 else minimum(maximum(i, 0), len(branches) - 1)
+
+    def choose(lo: int, hi: int, *ops: Any) -> Any:
+        if hi - lo == 1:
+            return branches[lo](*ops)
+        mid = (lo + hi) // 2
+        return cond(
+            clamped < mid,
+            lambda *o: choose(lo, mid, *o),
+            lambda *o: choose(mid, hi, *o),
+            *ops,
+        )
+
+    return choose(0, len(branches), *operands)
