@@ -36,6 +36,7 @@ from rewritekit.ir import (
     replace,
     toposort,
 )
+from rewritekit.jaxpr import from_jax, optimize
 from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
 from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
 from rewritekit.tensor.control.api import switch
@@ -66,6 +67,7 @@ __all__ = [
     "dprint",
     "explain",
     "fori_loop",
+    "from_jax",
     "function",
     "grad",
     "graph_inputs",
@@ -75,6 +77,7 @@ __all__ = [
     "jvp",
     "lvar",
     "map",
+    "optimize",
     "relation",
     "replace",
     "rewrite",

@@ -132,3 +132,22 @@ def test_tensor_guide_runs():
     namespace = _run_in_order("docs/tensor.md", _blocks("docs/tensor.md"))
     np.testing.assert_array_equal(namespace["w"], [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(namespace["p"], [3, 4, 5, -1, -1, -1])
+
+
+def test_jax_guide_runs(capsys):
+    from rewritekit.jaxpr import PRIMITIVES
+
+    try:
+        namespace = _run_in_order("docs/jax.md", _blocks("docs/jax.md"))
+        handler = PRIMITIVES["cumlogsumexp"]  # the guide's mapping, checked here
+        import jax
+
+        with jax.enable_x64(True):
+            (x,), y = namespace["rk"].from_jax(jax.lax.cumlogsumexp, np.zeros(3))
+        f = namespace["rk"].function([x], y, backend="numpy")
+        np.testing.assert_allclose(f(np.array([0.0, 800.0, 1.0])), [0.0, 800.0, 800.0])
+    finally:
+        PRIMITIVES.pop("cumlogsumexp", None)
+    assert handler is not None
+    assert np.isclose(float(namespace["value"]), -1600.474076984, rtol=1e-12)
+    assert "softplus" in capsys.readouterr().out

@@ -22,6 +22,8 @@ ALLOWED = {
     # the PPL layer: samplers over the random Ops, log-densities found by rules
     "random": {"ir", "tensor"},
     "logprob": {"ir", "tensor", "rules", "random"},
+    # importing JAX functions: jaxprs become graphs of the tensor Ops, lowered back by JAX
+    "jaxpr": {"ir", "tensor", "backends", "vectorize"},
 }
 
 

@@ -10,9 +10,16 @@ on integer Vars build these Ops (``rewritekit.tensor.variable``).
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
+from rewritekit.errors import DTypeError
+from rewritekit.ir import TensorType
 from rewritekit.tensor.ufunc import Elemwise
 
 __all__ = [
+    "bitcast_convert_type",
     "bitwise_and",
     "bitwise_invert",
     "bitwise_left_shift",
@@ -86,3 +93,37 @@ left_shift = LeftShift()
 right_shift = RightShift()
 bitwise_left_shift = left_shift  # NumPy 2's array-API names
 bitwise_right_shift = right_shift
+
+
+class BitcastConvert(Elemwise):
+    """The bits of x read as ``dtype``, of the same width (``x.view(dtype)`` in NumPy,
+    ``jax.lax.bitcast_convert_type``): float32 1.0 is uint32 0x3F800000."""
+
+    __props__ = ("dtype",)
+    differentiable = False  # a reinterpretation of bits has no derivative
+    kinds = "biuf"
+
+    def __init__(self, dtype: Any) -> None:
+        super().__init__(TensorType(dtype).dtype)
+
+    def cast_dtypes(self, *dtypes: str) -> tuple[str, ...]:
+        return dtypes
+
+    def output_dtype(self, *dtypes: str) -> str:
+        (source,) = dtypes
+        if np.dtype(source).itemsize != np.dtype(self.dtype).itemsize:
+            raise DTypeError(
+                f"bitcast_convert_type: {source} and {self.dtype} differ in width; the bits "
+                "of an element are read as one element of the new dtype"
+            )
+        return self.dtype
+
+
+def bitcast_convert_type(x: Any, new_dtype: Any) -> Any:
+    """The bits of ``x`` read as ``new_dtype`` (of the same width), as
+    ``jax.lax.bitcast_convert_type``.
+
+    Raises:
+        DTypeError: the two dtypes differ in width.
+    """
+    return BitcastConvert(new_dtype)(x)

@@ -33,6 +33,7 @@ from rewritekit.tensor.arithmetic import (
 from rewritekit.tensor.arithmetic import __all__ as _arithmetic
 from rewritekit.tensor.bitwise import *  # noqa: F403
 from rewritekit.tensor.bitwise import (
+    BitcastConvert,
     Bitwise,
     BitwiseAnd,
     BitwiseNot,

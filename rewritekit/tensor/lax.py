@@ -22,6 +22,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import Var, as_var
 from rewritekit.ir.nodes import short_name
@@ -34,6 +36,7 @@ from rewritekit.tensor.aggregates import min as reduce_min
 from rewritekit.tensor.aggregates import prod as reduce_prod
 from rewritekit.tensor.aggregates import sum as reduce_sum
 from rewritekit.tensor.axes import axis_index, is_int
+from rewritekit.tensor.bitwise import bitcast_convert_type
 from rewritekit.tensor.complex_parts import complex
 from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
 from rewritekit.tensor.control.api import switch
@@ -95,6 +98,7 @@ __all__ = [
     "add",
     "argmax",
     "argmin",
+    "bitcast_convert_type",
     "broadcast_in_dim",
     "broadcast_shapes",
     "ceil",
@@ -159,6 +163,7 @@ __all__ = [
     "scan",
     "scatter",
     "scatter_add",
+    "scatter_max",
     "select",
     "select_n",
     "sign",
@@ -564,138 +569,227 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
 # --- gather and scatter -------------------------------------------------------------------
 
 
+def _mode(mode: Any) -> str:
+    """XLA's out-of-bounds mode by name: "clip" (starts clamped so the window fits; also
+    for "promise_in_bounds") or "fill" (out-of-bounds windows read ``fill_value`` and
+    scatter nothing); None is "fill", as in ``jax.lax``."""
+    name = "fill" if mode is None else str(getattr(mode, "name", mode)).lower()
+    if name in ("clip", "promise_in_bounds"):
+        return "clip"
+    if name in ("fill", "fill_or_drop", "drop"):
+        return "fill"
+    raise GraphTypeError(f"lax: unsupported gather/scatter mode {mode!r}")
+
+
+def _length(x: Var, axis: int) -> Any:
+    n = x.type.shape[axis]
+    return n if n is not None else shape_i(x, axis)
+
+
 def _window_indices(
     name: str,
     operand: Var,
     indices: Var,
     out_ndim: int,
     window_dims: Sequence[int],
-    collapsed: Sequence[int],
-    index_map: Sequence[int],
+    dn: Any,
     window_sizes: Sequence[Any],
-) -> tuple[Var, ...]:
+) -> tuple[tuple[Var, ...], Var | None]:
     """One index array per operand axis, each shaped to broadcast to the result (or the
-    updates) of XLA's gather/scatter: the index vectors sit on the batch axes (those not in
-    ``window_dims``), the window offsets on ``window_dims``."""
+    updates) of XLA's gather/scatter, and the mask of in-bounds windows (None when every
+    start is clamped): the index vectors sit on the batch axes (those not in
+    ``window_dims``), the window offsets on ``window_dims``; operand batching dims are
+    indexed by the position along their paired batch axis of the indices."""
+    gathering = hasattr(dn, "offset_dims")
+    collapsed = tuple(dn.collapsed_slice_dims if gathering else dn.inserted_window_dims)
+    index_map = tuple(dn.start_index_map if gathering else dn.scatter_dims_to_operand_dims)
+    operand_batching = tuple(getattr(dn, "operand_batching_dims", ()))
+    paired = "start_indices_batching_dims" if gathering else "scatter_indices_batching_dims"
+    indices_batching = tuple(getattr(dn, paired, ()))
     batch_axes = [a for a in range(out_ndim) if a not in window_dims]
     if indices.ndim - 1 != len(batch_axes):
         raise ShapeError(
             f"lax.{name}: the indices {indices.type} (index vectors on the last axis) do not fit "
             f"{len(batch_axes)} batch axes of the result"
         )
-    window_axes = [a for a in range(operand.ndim) if a not in collapsed]
+    skipped = set(collapsed) | set(operand_batching)
+    window_axes = [a for a in range(operand.ndim) if a not in skipped]
     if len(window_axes) != len(window_dims):
         raise ShapeError(
             f"lax.{name}: {len(window_dims)} window dims for {len(window_axes)} uncollapsed "
             "operand axes"
         )
 
-    def on_batch(v: Var) -> Var:  # index-vector component -> result layout
+    def on_batch(v: Var) -> Var:  # a value per index vector -> the result's layout
         return expand_dims(v, tuple(window_dims)) if window_dims else v
 
     per_axis: list[Any] = [0] * operand.ndim
+    valid: Var | None = None
     for component, axis in enumerate(index_map):
-        per_axis[axis] = on_batch(getitem(indices, (Ellipsis, component)))
+        start = getitem(indices, (Ellipsis, component))
+        limit = _length(operand, axis) - window_sizes[axis]
+        clamped = minimum(maximum(start, 0), cast(limit, start.dtype))
+        if getattr(dn, "_rk_mode", "clip") == "fill":
+            inside = logical_and(greater(start, -1), less(start, cast(limit, start.dtype) + 1))
+            valid = inside if valid is None else logical_and(valid, inside)
+        per_axis[axis] = on_batch(clamped)
+    for operand_axis, indices_axis in zip(operand_batching, indices_batching, strict=True):
+        position = arange(_length(indices, indices_axis))
+        shape = [1] * out_ndim
+        shape[batch_axes[indices_axis]] = -1
+        per_axis[operand_axis] = _reshape(position, tuple(shape))
     for window_dim, axis in zip(window_dims, window_axes, strict=True):
         offsets = arange(window_sizes[axis])
         shape = [1] * out_ndim
         shape[window_dim] = -1
         per_axis[axis] = per_axis[axis] + _reshape(offsets, tuple(shape))
-    return tuple(as_var(p) for p in per_axis)
+    return tuple(as_var(p) for p in per_axis), None if valid is None else on_batch(valid)
+
+
+class _Numbers:
+    """Dimension numbers with the out-of-bounds mode attached (for _window_indices)."""
+
+    def __init__(self, dn: Any, mode: str) -> None:
+        self._dn, self._rk_mode = dn, mode
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._dn, name)
 
 
 def gather(
-    operand: Any, start_indices: Any, dimension_numbers: Any, slice_sizes: Sequence[int], **_: Any
+    operand: Any,
+    start_indices: Any,
+    dimension_numbers: Any,
+    slice_sizes: Sequence[int],
+    *,
+    mode: Any = None,
+    fill_value: Any = None,
+    **_: Any,
 ) -> Var:
     """XLA's Gather with ``jax.lax.GatherDimensionNumbers`` (``offset_dims``,
-    ``collapsed_slice_dims``, ``start_index_map``; no operand batching dims): the windows of
-    ``slice_sizes`` starting at ``start_indices``' index vectors (last axis). Starts must lie
-    in range (the window must fit)."""
+    ``collapsed_slice_dims``, ``start_index_map``, ``operand_batching_dims``,
+    ``start_indices_batching_dims``): the windows of ``slice_sizes`` starting at
+    ``start_indices``' index vectors (last axis). ``mode`` as ``jax.lax.gather``: "clip"
+    clamps each start so its window fits, "fill" (the default) gives ``fill_value`` for
+    windows out of bounds (JAX's defaults: NaN for inexact dtypes, the smallest value for
+    signed integers, the largest for unsigned ones, True for booleans).
+    """
     x = _x("gather", operand)
     idx = _x("gather", start_indices, "start_indices")
-    dn = dimension_numbers
-    if getattr(dn, "operand_batching_dims", ()):
-        raise GraphTypeError(
-            "lax.gather: operand_batching_dims are not supported; vmap the call instead"
-        )
-    offset_dims = tuple(dn.offset_dims)
+    offset_dims = tuple(dimension_numbers.offset_dims)
     out_ndim = idx.ndim - 1 + len(offset_dims)
-    per_axis = _window_indices(
+    how = _mode(mode)
+    per_axis, valid = _window_indices(
         "gather",
         x,
         idx,
         out_ndim,
         offset_dims,
-        tuple(dn.collapsed_slice_dims),
-        tuple(dn.start_index_map),
+        _Numbers(dimension_numbers, how),
         tuple(slice_sizes),
     )
-    return getitem(x, per_axis)
+    out = getitem(x, per_axis)
+    if valid is None:
+        return out
+    return where(valid, out, _fill_value(x.dtype, fill_value))
+
+
+def _fill_value(dtype: str, value: Any) -> Any:
+    if value is not None:
+        return value
+    kind = np.dtype(dtype).kind
+    if kind in "fc":
+        return np.nan
+    if kind == "b":
+        return True
+    return np.iinfo(dtype).min if kind == "i" else np.iinfo(dtype).max  # JAX's defaults
+
+
+def _scatter_parts(
+    name: str, operand: Any, scatter_indices: Any, updates: Any, dn: Any, mode: Any
+) -> tuple[Var, tuple[Var, ...], Var, Var | None]:
+    x = _x(name, operand)
+    idx = _x(name, scatter_indices, "scatter_indices")
+    u = _x(name, updates, "updates")
+    window_dims = tuple(dn.update_window_dims)
+    skipped = set(dn.inserted_window_dims) | set(getattr(dn, "operand_batching_dims", ()))
+    window_axes = [a for a in range(x.ndim) if a not in skipped]
+    sizes: list[Any] = [1] * x.ndim
+    for dim, axis in zip(window_dims, window_axes, strict=True):
+        sizes[axis] = _length(u, dim)
+    per_axis, valid = _window_indices(
+        name, x, idx, u.ndim, window_dims, _Numbers(dn, _mode(mode)), sizes
+    )
+    return x, per_axis, u, valid
 
 
 def scatter_add(
-    operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any, **_: Any
+    operand: Any,
+    scatter_indices: Any,
+    updates: Any,
+    dimension_numbers: Any,
+    *,
+    mode: Any = None,
+    **_: Any,
 ) -> Var:
     """XLA's Scatter with addition and ``jax.lax.ScatterDimensionNumbers``
-    (``update_window_dims``, ``inserted_window_dims``, ``scatter_dims_to_operand_dims``; no
+    (``update_window_dims``, ``inserted_window_dims``, ``scatter_dims_to_operand_dims``,
     operand batching dims): ``operand`` with each window of ``updates`` added at its index
-    vector (last axis of ``scatter_indices``); repeated indices add up. Indices must lie in
-    range."""
-    x = _x("scatter_add", operand)
-    idx = _x("scatter_add", scatter_indices, "scatter_indices")
-    u = _x("scatter_add", updates, "updates")
-    dn = dimension_numbers
-    if getattr(dn, "operand_batching_dims", ()):
-        raise GraphTypeError(
-            "lax.scatter_add: operand_batching_dims are not supported; vmap the call instead"
-        )
-    window_dims = tuple(dn.update_window_dims)
-    inserted = tuple(dn.inserted_window_dims)
-    window_axes = [a for a in range(x.ndim) if a not in inserted]
-    sizes = [1] * x.ndim
-    for dim, axis in zip(window_dims, window_axes, strict=True):
-        sizes[axis] = u.type.shape[dim] if u.type.shape[dim] is not None else shape_i(u, dim)
-    per_axis = _window_indices(
-        "scatter_add",
-        x,
-        idx,
-        u.ndim,
-        window_dims,
-        inserted,
-        tuple(dn.scatter_dims_to_operand_dims),
-        sizes,
+    vector (last axis of ``scatter_indices``); repeated indices add up. Out-of-bounds
+    windows are dropped (``mode`` "fill", the default) or clamped ("clip")."""
+    x, per_axis, u, valid = _scatter_parts(
+        "scatter_add", operand, scatter_indices, updates, dimension_numbers, mode
     )
+    if valid is not None:
+        u = where(valid, u, 0)
     return inc_subtensor(getitem(x, per_axis), u)
 
 
 def scatter(
-    operand: Any, scatter_indices: Any, updates: Any, dimension_numbers: Any, **_: Any
+    operand: Any,
+    scatter_indices: Any,
+    updates: Any,
+    dimension_numbers: Any,
+    *,
+    mode: Any = None,
+    **_: Any,
 ) -> Var:
-    """XLA's Scatter that replaces: ``operand`` with each window of ``updates`` written at
-    its index vector (as ``scatter_add``; where indices repeat, one of the writes wins, as
-    in XLA)."""
-    x = _x("scatter", operand)
-    idx = _x("scatter", scatter_indices, "scatter_indices")
-    u = _x("scatter", updates, "updates")
-    dn = dimension_numbers
-    if getattr(dn, "operand_batching_dims", ()):
-        raise GraphTypeError(
-            "lax.scatter: operand_batching_dims are not supported; vmap the call instead"
-        )
-    window_dims = tuple(dn.update_window_dims)
-    inserted = tuple(dn.inserted_window_dims)
-    window_axes = [a for a in range(x.ndim) if a not in inserted]
-    sizes: list[Any] = [1] * x.ndim
-    for dim, axis in zip(window_dims, window_axes, strict=True):
-        sizes[axis] = u.type.shape[dim] if u.type.shape[dim] is not None else shape_i(u, dim)
-    per_axis = _window_indices(
-        "scatter",
-        x,
-        idx,
-        u.ndim,
-        window_dims,
-        inserted,
-        tuple(dn.scatter_dims_to_operand_dims),
-        sizes,
+    """XLA's Scatter that replaces: as ``scatter_add``, with each window written (where
+    indices repeat, one of the writes wins, as in XLA; a dropped window writes back the
+    value it would have replaced)."""
+    x, per_axis, u, valid = _scatter_parts(
+        "scatter", operand, scatter_indices, updates, dimension_numbers, mode
     )
-    return set_subtensor(getitem(x, per_axis), u)
+    target = getitem(x, per_axis)
+    if valid is not None:
+        u = where(valid, u, target)
+    return set_subtensor(target, u)
+
+
+def scatter_max(
+    operand: Any,
+    scatter_indices: Any,
+    updates: Any,
+    dimension_numbers: Any,
+    *,
+    unique_indices: bool = False,
+    mode: Any = None,
+    **_: Any,
+) -> Var:
+    """XLA's Scatter with ``max``, for booleans (any update true makes the element true)
+    or with ``unique_indices``; repeated float or integer indices are refused."""
+    x, per_axis, u, valid = _scatter_parts(
+        "scatter_max", operand, scatter_indices, updates, dimension_numbers, mode
+    )
+    if valid is not None:
+        u = where(valid, u, getitem(x, per_axis))
+    if x.type.kind == "b":
+        counts = inc_subtensor(getitem(cast(x, "int32"), per_axis), cast(u, "int32"))
+        return greater(counts, 0)
+    if not unique_indices:
+        raise GraphTypeError(
+            f"lax.scatter_max: repeated indices of a {x.dtype} operand are not supported "
+            "(only booleans, or unique_indices=True)"
+        )
+    target = getitem(x, per_axis)
+    return set_subtensor(target, maximum(target, u))

@@ -306,6 +306,15 @@ RECORDS = [
     # bitwise: on ints and bools (where they are the logical operations); the operators
     # (& | ^ ~ << >>) build these on integer Vars (tests/tensor/test_everyday.py)
     OpRecord(
+        "bitcast_convert_type",
+        (ew.BitcastConvert,),
+        lambda x: rt.bitcast_convert_type(rt.bitcast_convert_type(x, "int64"), "float64") * 2,
+        lambda x: x.view(np.int64).view(np.float64) * 2,
+        draw_in((-5.0, 5.0)),
+        dtypes=("float64",),
+        grad=False,
+    ),
+    OpRecord(
         "bitwise_and",
         (ew.BitwiseAnd,),
         rt.bitwise_and,

@@ -159,7 +159,8 @@ def _each(xp: Any, functions: Functions) -> Table:
 def elemwise(xp: Any, functions: Functions) -> Table:
     """The Ops of ``functions`` through ``elemwise_impl`` over ``xp``, and ``Round``."""
     return _each(xp, functions) | {
-        ew.Round: lambda op, node: elemwise_impl(xp, lambda x: xp.round(x, op.decimals), node)
+        ew.Round: lambda op, node: elemwise_impl(xp, lambda x: xp.round(x, op.decimals), node),
+        ew.BitcastConvert: lambda op, node: lambda x: xp.asarray(x).view(op.dtype),
     }
 
 

@@ -1,0 +1,92 @@
+"""``optimize``: a JAX function rewritten by our rules and handed back to JAX.
+
+Per input signature (the pytree structure, shapes and dtypes of the arguments), the
+function is imported (``from_jax``), rewritten, and lowered by the JAX backend to a pure
+JAX function, which is then called; the result composes with ``jax.jit``, ``jax.grad``,
+``jax.vmap`` and sharding like any JAX function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rewritekit.jaxpr.importer import from_jax
+
+__all__ = ["Optimized", "optimize"]
+
+
+@dataclass
+class _Entry:
+    fn: Callable[..., Any]
+    trace: Any
+    out_def: Any
+
+
+class Optimized:
+    """``fn`` rewritten per input signature (see ``optimize``)."""
+
+    def __init__(self, fn: Callable[..., Any], rules: Any, opaque: bool) -> None:
+        self.fn, self.rules, self.opaque = fn, rules, opaque
+        self._entries: dict[Any, _Entry] = {}
+        self.__wrapped__ = fn
+        self.__name__ = getattr(fn, "__name__", "optimized")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def _entry(self, args: tuple[Any, ...]) -> tuple[_Entry, list[Any]]:
+        import jax
+
+        leaves, treedef = jax.tree_util.tree_flatten(args)
+        key = (treedef, tuple((np.shape(x), jax.numpy.result_type(x)) for x in leaves))
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._build(args)
+            self._entries[key] = entry
+        return entry, leaves
+
+    def _build(self, args: tuple[Any, ...]) -> _Entry:
+        import jax
+
+        import rewritekit as rk
+
+        specs = jax.tree_util.tree_map(
+            lambda x: jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)), args
+        )
+        inputs, outputs = from_jax(self.fn, *specs, opaque=self.opaque)
+        in_leaves = jax.tree_util.tree_leaves(inputs)
+        out_leaves, out_def = jax.tree_util.tree_flatten(outputs)
+        rewritten, trace = rk.rewrite(list(out_leaves), self.rules, trace=True)
+        compiled = rk.function(in_leaves, list(rewritten), backend="jax", rules=None)
+        return _Entry(compiled.jax_fn, trace, out_def)
+
+    def __call__(self, *args: Any) -> Any:
+        import jax
+
+        entry, leaves = self._entry(args)
+        outs = entry.fn(*leaves)
+        return jax.tree_util.tree_unflatten(entry.out_def, list(outs))
+
+    def explain(self, *args: Any) -> str:
+        """What the rules did to ``fn`` for these arguments' signature."""
+        import rewritekit as rk
+
+        entry, _ = self._entry(args)
+        return rk.explain(entry.trace)
+
+
+def optimize(fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = False) -> Optimized:
+    """``fn`` (a function of JAX arrays) with our rules applied: a function of the same
+    signature whose body, per input signature, is ``fn``'s jaxpr imported, rewritten by
+    ``rules`` and lowered back to JAX. It is a plain JAX-traceable function:
+    ``jax.jit(optimize(fn))``, ``jax.grad(optimize(fn))`` and ``jax.vmap`` work.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> softplus = rk.optimize(lambda x: jnp.log(1 + jnp.exp(x)))
+        >>> float(softplus(jnp.float32(100.0)))
+        100.0
+    """
+    return Optimized(fn, rules, opaque)
