@@ -51,6 +51,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/first_call.py
 	$(BIN)/python bench/vectorize.py
 	$(BIN)/python bench/sharding.py
+	$(BIN)/python bench/jax_import.py
 
 rules-docs: $(VENV)/.installed-base
 	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md

@@ -144,3 +144,26 @@ def test_the_sharding_bench_runs_its_three_setups_and_they_agree():
     table = [line for line in done.stdout.splitlines() if line.startswith("| ")]
     assert [line.split(" | ")[1] for line in table[1:]] == ["1 of 1", "1 of 8", "8 of 8"]
     assert all(line.endswith("| yes |") for line in table[1:])
+
+
+def test_the_jax_import_bench_times_each_family_and_the_calls_agree():
+    only = "normal,l2_loss,mlp (weights inputs)"
+    tiny = ["--only", only, "--workloads", "W1:3", "--repeat", "1", "--budget", "0.01"]
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "jax_import.py"), *tiny],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    rows = {
+        cells[0]: cells[1:]
+        for line in done.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| family")
+        for cells in [line.strip("| ").split(" | ")]
+    }
+    for family in ("NumPyro log_prob", "optax losses", "Equinox MLP"):
+        functions, _, mapped, *_ = rows[family]
+        assert (functions, mapped) == ("1", "100%")
+    for row in ("W1, N=3", "W1, N=3, roll=False"):  # jax.jit(rk.optimize(f)) agrees with jax.jit(f)
+        assert float(rows[row][-1]) <= 1e-12

@@ -133,10 +133,37 @@ def _inline(key: str) -> CallHandler:
     return call
 
 
+#: JAX's own custom_jvp functions that are one of our functions, derivative included (the
+#: primal alone would differentiate otherwise: relu's maximum(x, 0) splits the tie at 0,
+#: xlogy's where(x == 0, 0, ...) hides log(y) at x = 0).
+KNOWN_CUSTOM: dict[str, Callable[..., Var]] = {
+    "relu": rt.nn.relu,
+    "relu6": rt.nn.relu6,
+    "xlogy": rt.xlogy,
+    "xlog1py": rt.xlog1py,
+    "logaddexp": rt.logaddexp,
+}
+
+
+def _known(jaxpr: Any, n_args: int) -> Callable[..., Var] | None:
+    """Our function for a custom_jvp function of JAX's own source, by its name."""
+    info = getattr(jaxpr, "debug_info", None)
+    source = getattr(info, "func_src_info", None) or ""
+    name, _, where = source.partition(" at ")
+    fn = KNOWN_CUSTOM.get(name)
+    if fn is None or "jax/_src/" not in where.replace("\\", "/"):
+        return None
+    return fn if len(jaxpr.invars) == n_args else None
+
+
 def _custom_call(params: dict[str, Any], ins: list[Var], opaque: bool) -> list[Var]:
-    """A custom_jvp/custom_vjp function: its primal computation (the derivative rule is
-    dropped; ``rk.grad`` differentiates the imported graph)."""
+    """A custom_jvp/custom_vjp function: our own function where it is one of JAX's that we
+    have (``KNOWN_CUSTOM``), else its primal computation (the derivative rule is dropped;
+    ``rk.grad`` differentiates the imported graph)."""
     jaxpr, consts = _closed(params.get("call_jaxpr") or params["fun_jaxpr"])
+    known = _known(jaxpr, len(ins)) if not consts else None
+    if known is not None:
+        return [known(*ins)]
     return import_jaxpr(jaxpr, consts, ins, opaque)
 
 

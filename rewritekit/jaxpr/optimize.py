@@ -1,8 +1,9 @@
 """``optimize``: a JAX function rewritten by our rules and handed back to JAX.
 
 Per input signature (the pytree structure, shapes and dtypes of the arguments), the
-function is imported (``from_jax``), rewritten, and lowered by the JAX backend to a pure
-JAX function, which is then called; the result composes with ``jax.jit``, ``jax.grad``,
+function is imported (``from_jax``), rewritten as ``rk.function`` rewrites (the rules, then
+the loop pass that rolls unrolled chains into scans), and lowered by the JAX backend to a
+pure JAX function, which is then called; the result composes with ``jax.jit``, ``jax.grad``,
 ``jax.vmap`` and sharding like any JAX function.
 """
 
@@ -29,8 +30,8 @@ class _Entry:
 class Optimized:
     """``fn`` rewritten per input signature (see ``optimize``)."""
 
-    def __init__(self, fn: Callable[..., Any], rules: Any, opaque: bool) -> None:
-        self.fn, self.rules, self.opaque = fn, rules, opaque
+    def __init__(self, fn: Callable[..., Any], rules: Any, opaque: bool, roll: bool) -> None:
+        self.fn, self.rules, self.opaque, self.roll = fn, rules, opaque, roll
         self._entries: dict[Any, _Entry] = {}
         self.__wrapped__ = fn
         self.__name__ = getattr(fn, "__name__", "optimized")
@@ -58,9 +59,11 @@ class Optimized:
         inputs, outputs = from_jax(self.fn, *specs, opaque=self.opaque)
         in_leaves = jax.tree_util.tree_leaves(inputs)
         out_leaves, out_def = jax.tree_util.tree_flatten(outputs)
-        rewritten, trace = rk.rewrite(list(out_leaves), self.rules, trace=True)
-        compiled = rk.function(in_leaves, list(rewritten), backend="jax", rules=None)
-        return _Entry(compiled.jax_fn, trace, out_def)
+        # rk.function's pipeline: the rules, then the loop pass (unrolled chains roll)
+        compiled = rk.function(
+            in_leaves, list(out_leaves), backend="jax", rules=self.rules, roll=self.roll
+        )
+        return _Entry(compiled.jax_fn, compiled, out_def)
 
     def __call__(self, *args: Any) -> Any:
         import jax
@@ -77,11 +80,18 @@ class Optimized:
         return rk.explain(entry.trace)
 
 
-def optimize(fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = False) -> Optimized:
+def optimize(
+    fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = False, roll: bool = True
+) -> Optimized:
     """``fn`` (a function of JAX arrays) with our rules applied: a function of the same
     signature whose body, per input signature, is ``fn``'s jaxpr imported, rewritten by
     ``rules`` and lowered back to JAX. It is a plain JAX-traceable function:
     ``jax.jit(optimize(fn))``, ``jax.grad(optimize(fn))`` and ``jax.vmap`` work.
+
+    ``opaque`` keeps unmapped primitives as ``OpaqueJax`` nodes (see ``from_jax``);
+    ``roll`` (as ``rk.function``'s) rolls unrolled chains of equal steps into scans: XLA
+    compiles them in time independent of their length, and a rolled chain may run slower
+    per call than the straight-line code (``docs/benchmarks.md``).
 
     Example:
         >>> import jax, jax.numpy as jnp
@@ -89,4 +99,4 @@ def optimize(fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = F
         >>> float(softplus(jnp.float32(100.0)))
         100.0
     """
-    return Optimized(fn, rules, opaque)
+    return Optimized(fn, rules, opaque, roll)

@@ -98,10 +98,11 @@ _UNARY = {
     "stop_gradient": rt.stop_gradient,
     "copy": lambda x: x,
     "copy_p": lambda x: x,
-    "population_count": lambda x: rt.cast(rt.bitwise_count(x), x.dtype),
+    "population_count": lambda x: _population_count(x),
 }
 _BINARY = {
     "add": rt.add,
+    "add_any": rt.add,  # the sum of two cotangents (in jaxprs of jax.grad)
     "sub": rt.subtract,
     "mul": rt.multiply,
     "div": rt.lax.div,
@@ -129,6 +130,12 @@ for _name, _fn in {**_UNARY, **_BINARY}.items():
 PRIMITIVES["select_n"] = _one(rt.lax.select_n)
 PRIMITIVES["clamp"] = _one(rt.lax.clamp)
 PRIMITIVES["regularized_incomplete_beta"] = _one(rt.betainc)
+
+
+def _population_count(x: Var) -> Var:
+    """The 1 bits of x's two's complement (NumPy's bitwise_count counts those of |x|)."""
+    unsigned = f"uint{np.dtype(x.dtype).itemsize * 8}"
+    return rt.cast(rt.bitwise_count(rt.cast(x, unsigned) if x.type.kind == "i" else x), x.dtype)
 
 
 def _polygamma(n: Var, x: Var) -> Var:

@@ -133,3 +133,16 @@ def test_optimize_makes_the_bernoulli_logit_likelihood_exact_and_composes():
         assert len(optimized._entries) == 1
         optimized(z[:2], y[:2])
         assert len(optimized._entries) == 2
+
+
+def test_jaxs_own_custom_jvp_functions_keep_their_derivatives():
+    def fn(x):
+        return jnp.sum(jax.nn.relu(x) + jax.nn.relu6(6 * x) + jax.scipy.special.xlogy(x, 2.0))
+
+    x = np.array([0.0, 1.0, -1.0])
+    with jax.enable_x64(True):
+        optimized = rk.optimize(fn)
+        np.testing.assert_allclose(jax.grad(optimized)(x), jax.grad(fn)(x), rtol=1e-14)
+        _, y = rk.from_jax(fn, x)
+    ops = {type(n.owner.op).__name__ for n in rk.ancestors([y]) if n.owner is not None}
+    assert "Xlogy" in ops  # our Op (with its derivative), not JAX's where-guarded primal
