@@ -457,11 +457,36 @@ def test_errors_name_the_function_and_argument():
         rt.nn.glu(rt.vector("w", shape=(3,)))
     with pytest.raises(ShapeError, match="block: the lists at the top are nested unevenly"):
         rt.block([[v], v])
-    with pytest.raises(GraphTypeError, match=r"lax\.gather: operand_batching_dims"):
-        dn = lax.GatherDimensionNumbers(
-            (1,), (0,), (0,), operand_batching_dims=(1,), start_indices_batching_dims=(0,)
-        )
+    dn = lax.GatherDimensionNumbers(
+        (1,), (0,), (0,), operand_batching_dims=(1,), start_indices_batching_dims=(0,)
+    )
+    with pytest.raises(ShapeError, match=r"lax\.gather: 1 window dims for 0 uncollapsed"):
         rt.lax.gather(rt.matrix("m"), rt.constant(ROWS), dn, (1, 4))
+    with pytest.raises(GraphTypeError, match="lax: unsupported gather/scatter mode 'one_hot'"):
+        rt.lax.gather(rt.matrix("m"), rt.constant(ROWS), GATHER, (1, 4), mode="one_hot")
+
+
+def test_gather_modes_and_batching_dims_match_jax():
+    x = np.arange(12.0).reshape(3, 4)
+    starts = np.array([[2], [5], [-1]])  # in range, past the end, before the start
+    rows = lax.GatherDimensionNumbers(
+        offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,)
+    )
+    per_row = lax.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(1,),
+        start_index_map=(1,),
+        operand_batching_dims=(0,),
+        start_indices_batching_dims=(0,),
+    )
+    a = rt.matrix("a", shape=(3, 4))
+    outs = [rt.lax.gather(a, rt.constant(starts), rows, (1, 4), mode=m) for m in ("clip", "fill")]
+    outs.append(rt.lax.gather(a, rt.constant(np.array([[3], [0], [1]])), per_row, (1, 1)))
+    with jax.enable_x64(True):
+        expected = [lax.gather(x, starts, rows, (1, 4), mode=m) for m in ("clip", "fill")]
+        expected.append(lax.gather(x, np.array([[3], [0], [1]]), per_row, (1, 1)))
+    for got, want in zip(rk.function([a], outs, backend="numpy")(x), expected, strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_vmap_of_the_compositions_matches_a_loop():
