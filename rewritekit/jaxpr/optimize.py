@@ -2,9 +2,9 @@
 
 Per input signature (the pytree structure, shapes and dtypes of the arguments), the
 function is imported (``from_jax``), rewritten as ``rk.function`` rewrites (the rules, then
-the loop pass that rolls unrolled chains into scans), and lowered by the JAX backend to a
-pure JAX function, which is then called; the result composes with ``jax.jit``, ``jax.grad``,
-``jax.vmap`` and sharding like any JAX function.
+the loop pass; rolling unrolled chains into scans only with ``roll=True``), and lowered by
+the JAX backend to a pure JAX function, which is then called; the result composes with
+``jax.jit``, ``jax.grad``, ``jax.vmap`` and sharding like any JAX function.
 """
 
 from __future__ import annotations
@@ -81,17 +81,18 @@ class Optimized:
 
 
 def optimize(
-    fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = False, roll: bool = True
+    fn: Callable[..., Any], rules: Any = "default", *, opaque: bool = False, roll: bool = False
 ) -> Optimized:
     """``fn`` (a function of JAX arrays) with our rules applied: a function of the same
     signature whose body, per input signature, is ``fn``'s jaxpr imported, rewritten by
     ``rules`` and lowered back to JAX. It is a plain JAX-traceable function:
     ``jax.jit(optimize(fn))``, ``jax.grad(optimize(fn))`` and ``jax.vmap`` work.
 
-    ``opaque`` keeps unmapped primitives as ``OpaqueJax`` nodes (see ``from_jax``);
-    ``roll`` (as ``rk.function``'s) rolls unrolled chains of equal steps into scans: XLA
-    compiles them in time independent of their length, and a rolled chain may run slower
-    per call than the straight-line code (``docs/benchmarks.md``).
+    ``opaque`` keeps unmapped primitives as ``OpaqueJax`` nodes (see ``from_jax``).
+    ``roll`` (off by default: the function keeps the structure ``fn`` gave it) rolls
+    unrolled chains of equal steps into scans, as ``rk.function`` does by default: XLA then
+    compiles them in time independent of their length, and a rolled chain of short steps
+    may run slower per call than straight-line code (``docs/benchmarks.md``).
 
     Example:
         >>> import jax, jax.numpy as jnp
