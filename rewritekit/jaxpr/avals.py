@@ -4,6 +4,7 @@ its raw data here (``uint32[..., 2]`` for threefry), as everywhere in rewritekit
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -27,4 +28,9 @@ def tensor_type(aval: Any) -> TensorType:
     """``aval``'s TensorType (a key's raw data for a key)."""
     if is_key(aval):
         return TensorType("uint32", (*aval.shape, *key_impl(aval).key_shape))
-    return TensorType(np.dtype(aval.dtype).name, tuple(aval.shape))
+    return _plain_type(aval.dtype, tuple(aval.shape))
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_type(dtype: Any, shape: tuple[int, ...]) -> TensorType:
+    return TensorType(np.dtype(dtype).name, shape)

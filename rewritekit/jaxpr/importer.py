@@ -55,7 +55,7 @@ def import_jaxpr(
 
     def read(v: Any) -> Var:
         if hasattr(v, "val"):  # a Literal
-            return rt.constant(np.asarray(v.val, dtype=v.aval.dtype))
+            return _literal(v.val, v.aval.dtype)
         return env[v]
 
     for var, value in zip(jaxpr.constvars, consts, strict=True):
@@ -70,9 +70,27 @@ def import_jaxpr(
     return [read(v) for v in jaxpr.outvars]
 
 
+def _literal(value: Any, dtype: Any) -> Var:
+    """A jaxpr literal as a constant (scalars, the common case, from a cache)."""
+    array = np.asarray(value, dtype=dtype)
+    if array.ndim:
+        return rt.constant(array)
+    key = (array.dtype.str, array.tobytes())  # by bits: -0.0 is not 0.0, NaN is NaN
+    found = _LITERALS.get(key)
+    if found is None:
+        found = _LITERALS[key] = rt.constant(array)
+    return found
+
+
+#: Scalar literals by (dtype, bits): constants are interned; this skips hashing them again.
+_LITERALS: dict[tuple[str, bytes], Var] = {}
+
+
 def _checked(eqn: Any, var: Any, value: Var) -> Var:
     """``value`` with the jaxpr variable's dtype (a mapping may compute in another one)."""
     expected = tensor_type(var.aval)
+    if value.type == expected:
+        return value
     dtype, shape = expected.dtype, tuple(expected.shape)
     if value.dtype != dtype:
         value = rt.cast(value, dtype)
