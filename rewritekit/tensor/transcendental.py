@@ -4,8 +4,10 @@ elementwise Ops computed in floating point, each with its derivative in one line
 from __future__ import annotations
 
 import math
+import sys
 
 from rewritekit.ir import Var
+from rewritekit.tensor.logic import equal
 from rewritekit.tensor.ufunc import ComplexFloatElemwise, FloatElemwise, defvjp
 
 __all__ = [
@@ -175,10 +177,17 @@ defvjp(
         Arcsinh: lambda x, out, g: g / sqrt(x * x + 1),
         Arccosh: lambda x, out, g: g / sqrt((x - 1) * (x + 1)),
         Arctanh: lambda x, out, g: g / ((1 - x) * (1 + x)),
-        # e^x / (e^x + e^y) = e^(x - out), which cannot overflow
-        Logaddexp: lambda x, y, out, g: (g * exp(x - out), g * exp(y - out)),
+        # e^x / (e^x + e^y) = e^(x - out), which cannot overflow; 1/2 each where x == y
+        # (the limit there, also at x = y = +-inf, where x - out is NaN)
+        Logaddexp: lambda x, y, out, g: _logaddexp_grads(x, y, out, g),
     }
 )
+
+
+def _logaddexp_grads(x: Var, y: Var, out: Var, g: Var) -> tuple[Var, Var]:
+    where = sys.modules["rewritekit.tensor.arithmetic"].where  # arithmetic imports this module
+    tie = equal(x, y)
+    return g * where(tie, 0.5, exp(x - out)), g * where(tie, 0.5, exp(y - out))
 
 
 def _arctan2_grads(x1: Var, x2: Var, scale: Var) -> tuple[Var, Var]:

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import rewritekit as rk
 import rewritekit.tensor as rt
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError
 from rewritekit.ir import SUPPORTED_DTYPES, Constant, TensorType
@@ -118,3 +119,12 @@ def test_bad_calls_name_the_op():
         GraphTypeError, match=r"add: input 1: Python int 1000 is out of bounds for int8"
     ):
         x + 1000
+
+
+def test_logaddexp_derivative_is_one_half_each_at_a_tie_infinities_included():
+    x, y = rt.vector("x"), rt.vector("y")
+    grads = rk.grad(rt.sum(rt.logaddexp(x, y)), [x, y])
+    a, b = np.array([np.inf, -np.inf, 1.0, 2.0]), np.array([np.inf, -np.inf, 1.0, 0.0])
+    gx, gy = rk.function([x, y], grads, backend="numpy")(a, b)
+    np.testing.assert_allclose(gx, [0.5, 0.5, 0.5, 1 / (1 + np.exp(-2.0))], rtol=1e-15)
+    np.testing.assert_allclose(gy, [0.5, 0.5, 0.5, 1 / (1 + np.exp(2.0))], rtol=1e-15)
