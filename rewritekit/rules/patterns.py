@@ -262,15 +262,27 @@ def analyse_call(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]
             )
         props[param] = value
 
+    # Called for every candidate match: by keyword where every parameter takes one (a copy
+    # of the bound arguments, no re-binding), else through the signature.
+    by_keyword = all(
+        p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        for p in bound.signature.parameters.values()
+    )
+    base = dict(bound.arguments)
+
     def rebuild(inputs: tuple[Var, ...], prop_values: dict[str, Any]) -> Any:
-        new = bound.signature.bind(*bound.args, **bound.kwargs)
+        arguments = dict(base)
         for position, param in enumerate(signature.inputs):
             if param.endswith("*"):
-                new.arguments[param[:-1]] = tuple(inputs[position:])
+                arguments[param[:-1]] = tuple(inputs[position:])
                 break
             if param:
-                new.arguments[param] = inputs[position]
-        new.arguments.update(prop_values)
+                arguments[param] = inputs[position]
+        arguments.update(prop_values)
+        if by_keyword:
+            return fn(**arguments)
+        new = bound.signature.bind_partial()
+        new.arguments.update(arguments)
         return fn(*new.args, **new.kwargs)
 
     return CallParts(fn, signature.ops, tuple(input_patterns), star, props, rebuild)
