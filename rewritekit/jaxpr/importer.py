@@ -230,13 +230,9 @@ def _cond(params: dict[str, Any], ins: list[Var], opaque: bool) -> list[Var]:
 def _linear_solve(params: dict[str, Any], ins: list[Var], opaque: bool) -> list[Var]:
     """``custom_linear_solve``: its ``solve`` jaxpr applied to the right-hand side (the
     primal computation; the derivative comes from the imported graph)."""
-    lengths = params["const_lengths"]
-    offsets = {}
-    start = 0
-    for field in ("matvec", "vecmat", "solve", "transpose_solve"):
-        offsets[field] = (start, start + getattr(lengths, field))
-        start += getattr(lengths, field)
-    lo, hi = offsets["solve"]
+    lengths = params["const_lengths"]  # consts of matvec, vecmat, solve, transpose_solve
+    lo = lengths.matvec + lengths.vecmat
+    hi, start = lo + lengths.solve, lo + lengths.solve + lengths.transpose_solve
     jaxpr, consts = _closed(params["jaxprs"].solve)
     return import_jaxpr(jaxpr, consts, [*ins[lo:hi], *ins[start:]], opaque)
 

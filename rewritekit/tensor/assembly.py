@@ -15,7 +15,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from rewritekit.ir import Var, as_var
 from rewritekit.ir.types import result_dtype
 from rewritekit.tensor.axes import axis_index, is_int
 from rewritekit.tensor.basic import as_tensor, constant
+from rewritekit.tensor.complex_parts import conj
 from rewritekit.tensor.creation import arange, eye, zeros, zeros_like
 from rewritekit.tensor.diagonals import diag, trace
 from rewritekit.tensor.elemwise import (
@@ -247,7 +247,7 @@ def vdot(a: Any, b: Any) -> Var:
     ``np.vdot``."""
     a, b = _input("vdot", a, "a"), _input("vdot", b, "b")
     if a.type.kind == "c":
-        a = sys.modules["rewritekit.tensor"].conj(a)
+        a = conj(a)
     return reduce_sum(multiply(flatten(a), flatten(b)))
 
 
@@ -264,7 +264,7 @@ def vecdot(x1: Any, x2: Any, axis: int = -1) -> Var:
     if n1 is not None and n2 is not None and n1 != n2:
         raise ShapeError(f"vecdot: the lengths along axis {axis} differ: {n1} and {n2}")
     if x1.type.kind == "c":
-        x1 = sys.modules["rewritekit.tensor"].conj(x1)
+        x1 = conj(x1)
     return reduce_sum(multiply(moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)), axis=-1)
 
 

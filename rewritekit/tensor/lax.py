@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import builtins
 import string
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,7 +57,9 @@ from rewritekit.tensor.elemwise import (
     floor,
     floor_divide,
     greater,
+    greater_equal,
     less,
+    less_equal,
     log,
     log1p,
     logical_and,
@@ -186,18 +187,8 @@ __all__ = [
 
 mul, sub, neg, pow = multiply, subtract, negative, power
 max, min = maximum, minimum
-eq, ne, lt, gt = equal, not_equal, less, greater
+eq, ne, lt, le, gt, ge = equal, not_equal, less, less_equal, greater, greater_equal
 lgamma, logistic, erf_inv = gammaln, sigmoid, erfinv
-
-
-def ge(x: Any, y: Any) -> Var:
-    """x >= y."""
-    return sys.modules["rewritekit.tensor"].greater_equal(x, y)
-
-
-def le(x: Any, y: Any) -> Var:
-    """x <= y."""
-    return sys.modules["rewritekit.tensor"].less_equal(x, y)
 
 
 def _x(name: str, x: Any, label: str = "operand") -> Var:
@@ -594,10 +585,11 @@ def _window_indices(
     window_dims: Sequence[int],
     dn: Any,
     window_sizes: Sequence[Any],
+    mode: str,
 ) -> tuple[tuple[Var, ...], Var | None]:
     """One index array per operand axis, each shaped to broadcast to the result (or the
-    updates) of XLA's gather/scatter, and the mask of in-bounds windows (None when every
-    start is clamped): the index vectors sit on the batch axes (those not in
+    updates) of XLA's gather/scatter, and the mask of in-bounds windows (None for ``mode``
+    "clip", where every start is clamped): the index vectors sit on the batch axes (those not in
     ``window_dims``), the window offsets on ``window_dims``; operand batching dims are
     indexed by the position along their paired batch axis of the indices."""
     gathering = hasattr(dn, "offset_dims")
@@ -627,10 +619,10 @@ def _window_indices(
     valid: Var | None = None
     for component, axis in enumerate(index_map):
         start = getitem(indices, (Ellipsis, component))
-        limit = _length(operand, axis) - window_sizes[axis]
-        clamped = minimum(maximum(start, 0), cast(limit, start.dtype))
-        if getattr(dn, "_rk_mode", "clip") == "fill":
-            inside = logical_and(greater(start, -1), less(start, cast(limit, start.dtype) + 1))
+        limit = cast(_length(operand, axis) - window_sizes[axis], start.dtype)
+        clamped = minimum(maximum(start, 0), limit)
+        if mode == "fill":
+            inside = logical_and(greater(start, -1), less(start, limit + 1))
             valid = inside if valid is None else logical_and(valid, inside)
         per_axis[axis] = on_batch(clamped)
     for operand_axis, indices_axis in zip(operand_batching, indices_batching, strict=True):
@@ -644,16 +636,6 @@ def _window_indices(
         shape[window_dim] = -1
         per_axis[axis] = per_axis[axis] + _reshape(offsets, tuple(shape))
     return tuple(as_var(p) for p in per_axis), None if valid is None else on_batch(valid)
-
-
-class _Numbers:
-    """Dimension numbers with the out-of-bounds mode attached (for _window_indices)."""
-
-    def __init__(self, dn: Any, mode: str) -> None:
-        self._dn, self._rk_mode = dn, mode
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._dn, name)
 
 
 def gather(
@@ -678,15 +660,8 @@ def gather(
     idx = _x("gather", start_indices, "start_indices")
     offset_dims = tuple(dimension_numbers.offset_dims)
     out_ndim = idx.ndim - 1 + len(offset_dims)
-    how = _mode(mode)
     per_axis, valid = _window_indices(
-        "gather",
-        x,
-        idx,
-        out_ndim,
-        offset_dims,
-        _Numbers(dimension_numbers, how),
-        tuple(slice_sizes),
+        "gather", x, idx, out_ndim, offset_dims, dimension_numbers, slice_sizes, _mode(mode)
     )
     out = getitem(x, per_axis)
     if valid is None:
@@ -717,9 +692,7 @@ def _scatter_parts(
     sizes: list[Any] = [1] * x.ndim
     for dim, axis in zip(window_dims, window_axes, strict=True):
         sizes[axis] = _length(u, dim)
-    per_axis, valid = _window_indices(
-        name, x, idx, u.ndim, window_dims, _Numbers(dn, _mode(mode)), sizes
-    )
+    per_axis, valid = _window_indices(name, x, idx, u.ndim, window_dims, dn, sizes, _mode(mode))
     return x, per_axis, u, valid
 
 

@@ -25,16 +25,19 @@ Example:
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 import numpy as np
 
 from rewritekit.errors import GraphTypeError, ShapeError
 from rewritekit.ir import TensorType, Var
-from rewritekit.tensor.assembly import vecdot
+from rewritekit.tensor.arrangement import flip
+from rewritekit.tensor.assembly import result_type, vecdot
 from rewritekit.tensor.axes import axis_index, is_int, shape_str
-from rewritekit.tensor.creation import eye
+from rewritekit.tensor.basic import as_tensor
+from rewritekit.tensor.complex_parts import conj
+from rewritekit.tensor.contractions import matmul
+from rewritekit.tensor.creation import arange, eye, zeros
 from rewritekit.tensor.decompositions import (  # noqa: F401 (the Ops, for rt.linalg.Svd)
     Eigh,
     Expm,
@@ -85,7 +88,9 @@ from rewritekit.tensor.reduction import min as reduce_min
 from rewritekit.tensor.reduction import sum as reduce_sum
 from rewritekit.tensor.shapes import (
     broadcast_to,
+    concatenate,
     expand_dims,
+    flatten,
     moveaxis,
     reshape,
     shape,
@@ -397,11 +402,10 @@ def vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) 
 def multi_dot(arrays: Any) -> Var:
     """The product of the matrices in ``arrays``, left to right (a 1-d first one is a row,
     a 1-d last one a column), as ``np.linalg.multi_dot``."""
-    ns = sys.modules["rewritekit.tensor"]
     xs = [as_input("multi_dot", a) for a in arrays]
     if len(xs) < 2:
         raise ShapeError(f"multi_dot: needs at least 2 arrays, got {len(xs)}")
-    return functools.reduce(ns.matmul, xs)
+    return functools.reduce(matmul, xs)
 
 
 def matrix_dot(*args: Any) -> Var:
@@ -412,16 +416,15 @@ def matrix_dot(*args: Any) -> Var:
 def block_diag(*arrs: Any) -> Var:
     """The block-diagonal matrix of the given blocks (0-d and 1-d blocks are 1-row
     matrices), as ``scipy.linalg.block_diag``, with the result dtype of all blocks."""
-    ns = sys.modules["rewritekit.tensor"]
     if not arrs:
-        return ns.zeros((1, 0))
+        return zeros((1, 0))
     blocks = []
     for position, a in enumerate(arrs):
-        x = ns.as_tensor(a) if not isinstance(a, Var) else a
+        x = as_tensor(a) if not isinstance(a, Var) else a
         if x.ndim > 2:
             raise ShapeError(f"block_diag: block {position} has {x.ndim} dimensions (at most 2)")
         blocks.append(reshape(x, (1, -1)) if x.ndim < 2 else x)
-    dtype = ns.result_type(*blocks)
+    dtype = result_type(*blocks)
     lengths = [
         [b.type.shape[a] if b.type.shape[a] is not None else shape_i(b, a) for a in (0, 1)]
         for b in blocks
@@ -429,11 +432,11 @@ def block_diag(*arrs: Any) -> Var:
     rows = []
     for i, b in enumerate(blocks):
         pieces = [
-            cast(b, dtype) if i == j else ns.zeros((lengths[i][0], lengths[j][1]), dtype=dtype)
+            cast(b, dtype) if i == j else zeros((lengths[i][0], lengths[j][1]), dtype=dtype)
             for j in range(len(blocks))
         ]
-        rows.append(ns.concatenate(pieces, axis=1))
-    return ns.concatenate(rows, axis=0)
+        rows.append(concatenate(pieces, axis=1))
+    return concatenate(rows, axis=0)
 
 
 def cho_factor(a: Any, lower: bool = False) -> tuple[Var, bool]:
@@ -458,14 +461,13 @@ def toeplitz(c: Any, r: Any = None) -> Var:
     """The Toeplitz matrix with first column ``c`` and first row ``r`` (``r[0]`` is
     ignored; ``r`` defaults to ``c``, conjugated), as ``scipy.linalg.toeplitz`` (inputs are
     flattened)."""
-    ns = sys.modules["rewritekit.tensor"]
-    c = ns.flatten(as_input("toeplitz", c))
-    r = ns.conj(c) if r is None else ns.flatten(as_input("toeplitz", r))
+    c = flatten(as_input("toeplitz", c))
+    r = conj(c) if r is None else flatten(as_input("toeplitz", r))
     n_r = r.type.shape[0] if r.type.shape[0] is not None else shape_i(r, 0)
-    dtype = ns.result_type(c, r)
-    values = ns.concatenate([cast(ns.flip(r[1:]), dtype), cast(c, dtype)])
-    i = expand_dims(ns.arange(c.type.shape[0] if c.type.shape[0] is not None else shape_i(c, 0)), 1)
-    j = expand_dims(ns.arange(n_r), 0)
+    dtype = result_type(c, r)
+    values = concatenate([cast(flip(r[1:]), dtype), cast(c, dtype)])
+    i = expand_dims(arange(c.type.shape[0] if c.type.shape[0] is not None else shape_i(c, 0)), 1)
+    j = expand_dims(arange(n_r), 0)
     return values[(n_r - 1) + i - j]
 
 
@@ -481,7 +483,6 @@ def triangular_solve(
     """``jax.lax.linalg.triangular_solve``: x with ``op(a) @ x = b`` (``left_side``) or
     ``x @ op(a) = b``, where ``op`` transposes and/or conjugates the triangular ``a``
     (``lower`` says which triangle it uses; ``unit_diagonal`` takes its diagonal as ones)."""
-    ns = sys.modules["rewritekit.tensor"]
     a = as_input("triangular_solve", a)
     b = as_input("triangular_solve", b)
     if unit_diagonal:
@@ -489,7 +490,7 @@ def triangular_solve(
         identity = eye(n, dtype=a.dtype)
         a = a * (1 - identity) + identity
     if conjugate_a:
-        a = ns.conj(a)
+        a = conj(a)
     if transpose_a:
         a, lower = matrix_transpose(a), not lower
     if left_side:
