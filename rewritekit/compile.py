@@ -197,8 +197,8 @@ class CompiledFunction:
             ...     for _ in range(1000):
             ...         (y,) = step(x)
         """
-        jitted = getattr(self._fn, "jitted", None)
-        if jitted is None:
+        make_jitted = getattr(self._fn, "jitted", None)
+        if make_jitted is None:
             raise AttributeError(f"jitted exists only for the jax backend, not {self.backend!r}")
         import jax
 
@@ -208,7 +208,7 @@ class CompiledFunction:
                 "compute it in 32 bits; read and call f.jitted inside "
                 "`with jax.enable_x64(True):`, or call f itself"
             )
-        return jitted
+        return make_jitted()
 
     def __repr__(self) -> str:
         names = ", ".join(v.name or "<unnamed>" for v in self.inputs)

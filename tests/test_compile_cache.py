@@ -205,7 +205,7 @@ def test_jitted_is_the_bare_callable():
         step = f.jitted
         data = jax.numpy.arange(4.0)
         plus, times = step(data)
-    assert step is f._fn.jitted and plus.dtype == np.float64
+    assert step is f._fn.jitted() and plus.dtype == np.float64
     np.testing.assert_allclose(plus, np.arange(4.0) + 1)
     np.testing.assert_allclose(times, np.arange(4.0) * 2)
 

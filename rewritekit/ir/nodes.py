@@ -142,7 +142,7 @@ class Constant(Var):
         if found is not None:
             return found
         new = object.__new__(cls)
-        _set(new, "type", TensorType(data.dtype.name, data.shape))
+        _set(new, "type", TensorType(normalize_dtype(data.dtype), data.shape))
         _set(new, "owner", None)
         _set(new, "index", None)
         _set(new, "name", name)
@@ -383,7 +383,7 @@ def _constant_array(value: Any, dtype: Any) -> np.ndarray:
         raise GraphTypeError(f"constant: {value!r} is symbolic; constants need concrete values")
     target = None if dtype is None else normalize_dtype(dtype)
     data = np.array(value, dtype=target, copy=True, order="C")
-    normalize_dtype(data.dtype)  # rejects object, str, datetime
+    normalize_dtype(data.dtype)  # rejects object, str, datetime (and remembers the name)
     data.setflags(write=False)
     return data
 
@@ -393,7 +393,7 @@ def _constant_key(data: np.ndarray, name: str | None) -> tuple[Any, ...]:
         content = data.tobytes()
     else:
         content = hashlib.blake2b(data.tobytes(), digest_size=32).digest()
-    return (data.dtype.name, data.shape, content, name)
+    return (normalize_dtype(data.dtype), data.shape, content, name)
 
 
 def _brief(value: Any) -> str:

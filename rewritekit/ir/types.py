@@ -48,7 +48,15 @@ def normalize_dtype(dtype: Any) -> str:
     """
     if isinstance(dtype, str) and dtype in SUPPORTED_DTYPES:
         return dtype  # the common case, without asking NumPy
+    if isinstance(dtype, np.dtype):  # the next most common: an array's; NumPy's .name is slow
+        name = _DTYPE_NAMES.get(dtype)
+        if name is not None:
+            return name
     return _normalize_dtype(dtype)
+
+
+# The names of the NumPy dtypes met so far (``np.dtype.name`` costs about 2 µs a call).
+_DTYPE_NAMES: dict[np.dtype, str] = {}
 
 
 def _normalize_dtype(dtype: Any) -> str:
@@ -60,6 +68,8 @@ def _normalize_dtype(dtype: Any) -> str:
         raise DTypeError(
             f"unsupported dtype {name!r}; expected one of {', '.join(sorted(SUPPORTED_DTYPES))}"
         )
+    if isinstance(dtype, np.dtype) and dtype.isnative:
+        _DTYPE_NAMES[dtype] = name
     return name
 
 

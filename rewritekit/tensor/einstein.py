@@ -294,6 +294,9 @@ def einsum(subscripts: str, *operands: Any) -> Var:
     """
     xs = as_operands("einsum", *operands)
     spec = parse_einsum(subscripts, [x.ndim for x in xs])
-    shown = ", ".join(short_name(x) for x in xs)
-    einsum_type(spec, [x.type for x in xs], f"subscripts {subscripts!r}, operands {shown}")
-    return Einsum(spec.canonical())(*xs)
+    try:
+        return Einsum(spec.canonical())(*xs)
+    except ShapeError:  # said again in the caller's letters, naming the operands
+        shown = ", ".join(short_name(x) for x in xs)
+        einsum_type(spec, [x.type for x in xs], f"subscripts {subscripts!r}, operands {shown}")
+        raise

@@ -100,15 +100,20 @@ class JaxBackend:
         # one sharding per output: a list, as jax_fn returns its outputs in one
         if isinstance(jit_options.get("out_shardings"), tuple):
             jit_options["out_shardings"] = list(jit_options["out_shardings"])
-        jitted = jax.jit(jax_fn, **jit_options)
+
+        @functools.cache  # made on the first call: rk.optimize needs only jax_fn
+        def jitted() -> Callable[..., list[Any]]:
+            return jax.jit(jax_fn, **jit_options)
+
         call = _with_x64(jitted)
         call.jax_fn = jax_fn  # type: ignore[attr-defined]
         call.jitted = jitted  # type: ignore[attr-defined]
         return call
 
 
-def _with_x64(jitted: Callable[..., Any]) -> Callable[..., Any]:
-    """``jitted``, called with 64-bit JAX on for this thread.
+def _with_x64(make_jitted: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:
+    """The function ``make_jitted()`` returns (``jax.jit``, about 40 µs, is made on the
+    first call), called with 64-bit JAX on for this thread.
 
     ``jax.enable_x64`` is a config State: ``.value`` reads it (about 35 ns, half of
     ``jax.config.jax_enable_x64``), and ``swap_local``/``set_local`` are what its context
@@ -118,9 +123,14 @@ def _with_x64(jitted: Callable[..., Any]) -> Callable[..., Any]:
     import jax
 
     state = jax.enable_x64
+    jitted: Callable[..., Any] | None = None
+
     if getattr(state, "_update_thread_local_hook", None) or not hasattr(state, "swap_local"):
 
         def call_in_context(*args: Any) -> list[Any]:
+            nonlocal jitted
+            if jitted is None:
+                jitted = make_jitted()
             if state.value:
                 return jitted(*args)
             with state(True):
@@ -130,6 +140,9 @@ def _with_x64(jitted: Callable[..., Any]) -> Callable[..., Any]:
     swap, restore = state.swap_local, state.set_local
 
     def call(*args: Any) -> list[Any]:
+        nonlocal jitted
+        if jitted is None:
+            jitted = make_jitted()
         if state.value:  # on (globally or around us): nothing to switch
             return jitted(*args)
         previous = swap(True)

@@ -75,9 +75,13 @@ def _value(var: Var) -> np.ndarray | None:
     from rewritekit.backends.lowering import lower
     from rewritekit.backends.numpy import numpy_funcify  # the backend loads SciPy: lazily
 
+    node = var.owner
     try:
-        run = lower([], [var], lambda node: numpy_funcify(node.op, node))
         with np.errstate(all="ignore"):
+            if all(isinstance(i, Constant) for i in node.inputs):  # one node: call it
+                value = numpy_funcify(node.op, node)(*[i.data for i in node.inputs])
+                return np.asarray(value if node.nout == 1 else value[var.index])
+            run = lower([], [var], lambda node: numpy_funcify(node.op, node))
             return np.asarray(run()[0])
     except Exception:  # an index out of range, LinAlgError, no implementation, ...
         return None
