@@ -36,6 +36,7 @@ from rewritekit.rules.library import (
     stable_logistic,
     stable_logs,
     stable_logsumexp,
+    stable_special,
     stable_where,
 )
 from rewritekit.rules.ruleset import RuleSet
@@ -48,6 +49,7 @@ rules = RuleSet(
     [
         *stable_where.rules,
         *stable_logistic.rules,
+        *stable_special.rules,
         *stable_logs.rules,
         *stable_logsumexp.rules,
         *stable_erf.rules,
