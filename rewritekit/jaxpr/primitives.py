@@ -261,7 +261,7 @@ def _sort(params: dict[str, Any], *xs: Var) -> list[Var]:
     return list(rt.lax.sort(list(xs), dimension, num_keys=keys))
 
 
-for _name in ("cumsum", "cumprod", "cummax", "cummin"):
+for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
     PRIMITIVES[_name] = (lambda fn: lambda params, x: [fn(x, params["axis"], params["reverse"])])(
         getattr(rt.lax, _name)
     )

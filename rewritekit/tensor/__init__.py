@@ -34,6 +34,7 @@ from rewritekit.tensor.elemwise import *  # noqa: F403
 from rewritekit.tensor.everyday import *  # noqa: F403
 from rewritekit.tensor.gradient import *  # noqa: F403
 from rewritekit.tensor.linalg import kron  # noqa: F401 (NumPy has it at the top level too)
+from rewritekit.tensor.nn import one_hot  # noqa: F401 (jax.nn's, asked for at the top level)
 from rewritekit.tensor.numerics import *  # noqa: F403
 from rewritekit.tensor.ordering import *  # noqa: F403
 from rewritekit.tensor.products import *  # noqa: F403
@@ -84,7 +85,7 @@ def _public_names() -> list[str]:
     families.remove("fft")  # rt.fft.rfft
     modules = [importlib.import_module(f"rewritekit.tensor.{name}") for name in families]
     names = (name for module in modules for name in module.__all__)
-    return ["fft", "kron", "lax", "linalg", "nn", *names]
+    return ["fft", "kron", "lax", "linalg", "nn", "one_hot", *names]
 
 
 __all__ = _public_names()

@@ -1,4 +1,5 @@
-"""Running reductions: cumsum and cumprod along one axis, or over the flattened input."""
+"""Running reductions: cumsum, cumprod and logcumsumexp along one axis, or over the
+flattened input."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rewritekit.ir import Grads, TensorType, Var, Vars, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.tensor.aggregates import ReductionBase, accumulate_dtype, flip
 from rewritekit.tensor.axes import axis_param, is_int, normalize_axis
-from rewritekit.tensor.elemwise import equal, logical_and, where
+from rewritekit.tensor.elemwise import equal, exp, float_dtype, greater, log, logical_and, where
 from rewritekit.tensor.shapes import reshape, shape
 
 
@@ -65,6 +66,43 @@ class Cumprod(Cumulative):
         return [_cumprod_grad(x, out, g, self.axis)]
 
 
+class Cumlogsumexp(Cumulative):
+    """log(exp(x[0])), log(exp(x[0]) + exp(x[1])), ... along ``axis``, without overflow
+    (each step a ``logaddexp``); float results, as ``logsumexp``."""
+
+    name = "logcumsumexp"
+    kinds = "biuf"
+
+    def infer_types(self, *input_types: TensorType) -> tuple[TensorType, ...]:
+        (out,) = super().infer_types(*input_types)
+        return (TensorType(float_dtype(input_types[0].dtype), out.shape),)
+
+    def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
+        (x,), (out,), (g,) = inputs, outputs, cotangents
+        if x.type.kind != "f":
+            return [None]
+        if self.axis is None:
+            flat = reshape(x, (-1,))
+            return [reshape(_logcumsumexp_grad(flat, out, g, 0), shape(x))]
+        return [_logcumsumexp_grad(x, out, g, self.axis)]
+
+
+def _logcumsumexp_grad(x: Var, out: Var, g: Var, axis: int) -> Var:
+    """sum_{j >= i} g[j] exp(x[i] - out[j]) along ``axis``, in log space.
+
+    Every exp(x[i] - out[j]) is at most 1 (out[j] sums x[i] in), so the sum is taken as
+    exp(x[i] + log sum_{j >= i} g[j] exp(-out[j])), for the positive and the negative
+    cotangents apart, the inner sums by a reversed logcumsumexp: nothing overflows.
+    """
+    parts = []
+    for sign in (1, -1):
+        positive = greater(sign * g, 0)
+        log_g = where(positive, log(where(positive, sign * g, 1)), -np.inf)
+        tail = flip(logcumsumexp(flip(log_g - out, axis), axis), axis)
+        parts.append(exp(x + tail))
+    return parts[0] - parts[1]
+
+
 def _reverse_cumsum(x: Var, axis: int) -> Var:
     """x[i] + x[i + 1] + ... along ``axis``: the transpose of ``cumsum``."""
     return flip(cumsum(flip(x, axis), axis), axis)
@@ -116,4 +154,17 @@ def cumprod(x: typing.Any, axis: int | None = None) -> Var:
     return _cumulative(Cumprod, x, axis)
 
 
-__all__ = ["cumprod", "cumsum"]
+@pattern_function(Cumlogsumexp)
+def logcumsumexp(x: typing.Any, axis: int | None = None) -> Var:
+    """Running log-sum-exps along ``axis``: ``log(cumsum(exp(x)))`` without its overflow
+    (PyTensor's ``logcumsumexp``, ``jax.lax.cumlogsumexp``); None runs over the flattened
+    input. Float results.
+
+    Example:
+        >>> logcumsumexp(rt.vector("x")).type.shape
+        (None,)
+    """
+    return _cumulative(Cumlogsumexp, x, axis)
+
+
+__all__ = ["cumprod", "cumsum", "logcumsumexp"]

@@ -42,6 +42,7 @@ from rewritekit.tensor.control.api import switch
 from rewritekit.tensor.creation import arange, full
 from rewritekit.tensor.cumulative import cumprod as _cumprod
 from rewritekit.tensor.cumulative import cumsum as _cumsum
+from rewritekit.tensor.cumulative import logcumsumexp as _logcumsumexp
 from rewritekit.tensor.dynamic import dynamic_slice, dynamic_update_slice
 from rewritekit.tensor.einstein import einsum
 from rewritekit.tensor.elemwise import (
@@ -109,6 +110,7 @@ __all__ = [
     "cond",
     "convert_element_type",
     "cos",
+    "cumlogsumexp",
     "cummax",
     "cummin",
     "cumprod",
@@ -357,6 +359,14 @@ def cumprod(operand: Any, axis: int = 0, reverse: bool = False) -> Var:
     if reverse:
         return _reversed(_cumprod(_reversed(x, axis), axis=axis), axis)
     return _cumprod(x, axis=axis)
+
+
+def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Var:
+    """Running log-sum-exps along ``axis`` (from the end with ``reverse``)."""
+    x = _x("cumlogsumexp", operand)
+    if reverse:
+        return _reversed(_logcumsumexp(_reversed(x, axis), axis=axis), axis)
+    return _logcumsumexp(x, axis=axis)
 
 
 def _reduction(fn: Any, name: str) -> Any:

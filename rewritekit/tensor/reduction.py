@@ -40,7 +40,7 @@ from rewritekit.tensor.aggregates import (
 from rewritekit.tensor.aggregates import __all__ as _aggregates
 from rewritekit.tensor.axes import normalize_axes
 from rewritekit.tensor.cumulative import *  # noqa: F403
-from rewritekit.tensor.cumulative import Cumprod, Cumsum, Cumulative
+from rewritekit.tensor.cumulative import Cumlogsumexp, Cumprod, Cumsum, Cumulative
 from rewritekit.tensor.cumulative import __all__ as _cumulative
 from rewritekit.tensor.statistics import *  # noqa: F403
 from rewritekit.tensor.statistics import (

@@ -13,6 +13,7 @@ ties (``max_static``, the ``special`` ones) check ties against ``jax.grad`` only
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -261,6 +262,14 @@ def _scan(name, op_class, fn, reference, snap, axes, **kw):
     ]
 
 
+def _logcumsumexp(x, axis=None):
+    """NumPy's ``logaddexp`` accumulated in float64, in the result's float dtype."""
+    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    wide = np.asarray(x, dtype=np.float64)
+    out = np.logaddexp.accumulate(wide.ravel() if axis is None else wide, axis=axis or 0)
+    return out.astype(dtype)
+
+
 def _call_axis(fn, axis, x):
     return fn(x, axis=axis)
 
@@ -279,6 +288,12 @@ RECORDS += [
         SCAN_AXES,
         rtol=1e-4,
     ),
+    *[
+        dataclasses.replace(record, dtypes=NUMBERS)
+        for record in _scan(
+            "logcumsumexp", rd.Cumlogsumexp, rt.logcumsumexp, _logcumsumexp, None, SCAN_AXES
+        )
+    ],
     *_scan(
         "cumsum_static",
         rd.Cumsum,

@@ -515,3 +515,11 @@ def test_a_real_input_through_complex_values_gets_the_real_part(backend):
             lambda x: jnp.sum(jnp.abs(x * (1 + 2j))) + jnp.sum(jnp.real(jnp.exp(1j * x)))
         )(np.array([1.0, -2.0]))
     np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_one_hot_is_at_the_top_level_too():
+    assert rt.one_hot is rt.nn.one_hot
+    z = rt.vector("z", dtype="int64")
+    f = rk.function([z], rt.one_hot(z, 3))
+    expected = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]  # 5 is out of range: zeros
+    np.testing.assert_array_equal(f(np.array([2, 0, 5])), expected)

@@ -381,3 +381,36 @@ def test_softmax_rows_sum_to_one_and_default_axis_is_last():
         out = np.asarray(rk.function([x], rt.softmax(x), backend=backend)(a))
         np.testing.assert_allclose(out, sp.softmax(a, axis=-1), rtol=1e-12)
         np.testing.assert_allclose(out.sum(axis=-1), [1.0, 1.0], rtol=1e-12)
+
+
+# --- logcumsumexp ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_logcumsumexp_neither_overflows_nor_underflows(backend):
+    x = rt.matrix("x")
+    v = np.array([[1000.0, -1000.0, 2.0], [-1000.0, -999.0, -np.inf]])
+    weights = np.array([[1.0, -2.0, 3.0], [0.5, 1.0, 2.0]])
+    out = rt.logcumsumexp(x, axis=1)
+    f = rk.function([x], [out, rk.grad(rt.sum(out * weights), x)], backend=backend)
+    value, grad = f(v)
+    expected = np.logaddexp.accumulate(v, axis=1)
+    np.testing.assert_allclose(value, expected, rtol=1e-15)
+    # d/dx_i of sum_j w_j out_j = sum_{j >= i} w_j exp(x_i - out_j), computed in float64
+    # where it is representable: exp(x_i - out_j) <= 1
+    ref = np.zeros_like(v)
+    for r in range(2):
+        for i in range(3):
+            for j in range(i, 3):
+                ref[r, i] += weights[r, j] * np.exp(v[r, i] - expected[r, j])
+    np.testing.assert_allclose(grad, ref, rtol=1e-13)
+
+
+def test_logcumsumexp_flattens_without_an_axis_and_reverses_in_lax():
+    x = rt.matrix("x", shape=(2, 2))
+    assert rt.logcumsumexp(x).type.shape == (4,)
+    v = np.array([[0.5, 1.0], [2.0, -3.0]])
+    f = rk.function([x], rt.lax.cumlogsumexp(x, axis=0, reverse=True), backend="numpy")
+    np.testing.assert_allclose(f(v), np.logaddexp.accumulate(v[::-1], axis=0)[::-1])
+    with pytest.raises(DTypeError, match="logcumsumexp"):
+        rt.logcumsumexp(rt.vector("z", dtype="complex128"))

@@ -40,7 +40,9 @@ def typed(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
     out = np.dtype(node.outputs[0].dtype)
     source = node.inputs[0].dtype
     compute = np.dtype(source if np.dtype(source).kind in "fc" else "float64")
-    floating = isinstance(node.op, (rd.Mean, rd.Variance, rd.Logsumexp, rd.SoftmaxBase))
+    floating = isinstance(
+        node.op, (rd.Mean, rd.Variance, rd.Logsumexp, rd.SoftmaxBase, rd.Cumlogsumexp)
+    )
 
     def run(x: Any) -> Any:
         x = xp.asarray(x)
@@ -72,10 +74,15 @@ def logsumexp(
 
 
 def reduction(
-    xp: Any, softmax: Callable, log_softmax: Callable, stop_gradient: Callable = _identity
+    xp: Any,
+    softmax: Callable,
+    log_softmax: Callable,
+    cumlogsumexp: Callable,
+    stop_gradient: Callable = _identity,
 ) -> Table:
-    """The reductions over ``xp``, with the library's ``softmax(x, axis)`` and
-    ``log_softmax(x, axis)``, and ``logsumexp``'s ``stop_gradient``."""
+    """The reductions over ``xp``, with the library's ``softmax(x, axis)``,
+    ``log_softmax(x, axis)`` and ``cumlogsumexp(x, axis)``, and ``logsumexp``'s
+    ``stop_gradient``."""
 
     def reduce(op: rd.Reduce, node: Apply) -> Callable[..., Any]:
         fn = getattr(xp, REDUCE[type(op)])
@@ -91,6 +98,10 @@ def reduction(
         return typed(xp, lambda x: fn(x, axis=op.axis, keepdims=op.keepdims), node)
 
     def cumulative(op: rd.Cumulative, node: Apply) -> Callable[..., Any]:
+        if isinstance(op, rd.Cumlogsumexp):
+            if op.axis is None:
+                return typed(xp, lambda x: cumlogsumexp(xp.ravel(x), 0), node)
+            return typed(xp, lambda x: cumlogsumexp(x, op.axis), node)
         fn = xp.cumsum if isinstance(op, rd.Cumsum) else xp.cumprod
         dtype, axis = node.outputs[0].dtype, op.axis
         if axis is None:  # over the flattened input

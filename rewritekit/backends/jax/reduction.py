@@ -13,5 +13,11 @@ from rewritekit.backends.jax import jax_funcify
 
 register(
     jax_funcify,
-    reductions.reduction(jnp, jax.nn.softmax, jax.nn.log_softmax, jax.lax.stop_gradient),
+    reductions.reduction(
+        jnp,
+        jax.nn.softmax,
+        jax.nn.log_softmax,
+        lambda x, axis: jax.lax.cumlogsumexp(x, axis=axis),
+        jax.lax.stop_gradient,
+    ),
 )

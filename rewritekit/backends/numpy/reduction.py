@@ -20,4 +20,9 @@ def log_softmax(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-register(numpy_funcify, reductions.reduction(np, softmax, log_softmax))
+def cumlogsumexp(x: np.ndarray, axis: int) -> np.ndarray:
+    """Running log-sum-exps: ``logaddexp`` accumulated along ``axis``."""
+    return np.logaddexp.accumulate(x, axis=axis)
+
+
+register(numpy_funcify, reductions.reduction(np, softmax, log_softmax, cumlogsumexp))
