@@ -72,22 +72,35 @@ def enable_patterns(
     global _TYPES, _BUILD
     _TYPES = types
     _BUILD = build
+    _IS_PATTERN_TYPE.clear()
+
+
+# type -> whether it is a pattern type: issubclass against the logic variables' ABC
+# metaclass costs about 2 µs, and every call of a tensor function asks it per argument.
+_IS_PATTERN_TYPE: dict[type, bool] = {}
+
+
+def _pattern_type(kind: type) -> bool:
+    found = _IS_PATTERN_TYPE.get(kind)
+    if found is None:
+        found = _IS_PATTERN_TYPE[kind] = issubclass(kind, _TYPES)
+    return found
 
 
 def is_pattern(value: object) -> bool:
     """True when ``value`` is a rule pattern (a pattern variable or a pattern term)."""
-    # issubclass on the type: logic variables' metaclass has a slow Python __instancecheck__
-    return issubclass(type(value), _TYPES)
+    # on the type: logic variables' metaclass has a slow Python __instancecheck__
+    return _pattern_type(type(value))
 
 
 def _holds_pattern(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     for value in (*args, *kwargs.values()):
         kind = type(value)
-        if issubclass(kind, _TYPES):
+        if _pattern_type(kind):
             return True
         if kind is list or kind is tuple:
             for item in value:
-                if issubclass(type(item), _TYPES):
+                if _pattern_type(type(item)):
                     return True
     return False
 
