@@ -366,3 +366,12 @@ def test_the_shape_of_a_batched_value_is_shared():
     assert n.type.shape == () and vector.type.shape == (1,)
     got = rk.function([xs], [n, vector], backend="jax")(np.ones((4, 3)))
     assert int(got[0]) == 3 and got[1].tolist() == [3]
+
+
+def test_a_random_variable_with_parameters_of_its_own_and_a_size_vectorizes():
+    # lkj_cholesky's n is an Op parameter beyond (size, dtype): the batched Op keeps it
+    key, eta, etas = rr.key(), rt.scalar("eta"), rt.vector("etas", shape=(4,))
+    batched = rk.vectorize(rr.lkj_cholesky(key, 3, eta, size=(2,))[1], {eta: etas})
+    assert batched.type.shape == (4, 2, 3, 3)
+    factors = rk.function([key, etas], batched, backend="numpy")(rr.seed(0), np.arange(1.0, 5.0))
+    np.testing.assert_allclose(np.einsum("...ij,...ij->...i", factors, factors), 1.0)

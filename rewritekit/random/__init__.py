@@ -28,6 +28,7 @@ JAX backend with ``jax.random``: the same distribution, not the same numbers.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -43,26 +44,46 @@ __all__ = [
     "RandomVariable",
     "bernoulli",
     "beta",
+    "beta_binomial",
     "binomial",
     "categorical",
     "cauchy",
+    "chisquare",
     "dirichlet",
+    "discrete_uniform",
     "exponential",
     "fold_in",
     "gamma",
+    "geometric",
+    "gumbel",
+    "half_student_t",
     "halfcauchy",
     "halfnormal",
     "inverse_gamma",
     "is_draw",
     "key",
+    "laplace",
+    "lkj_cholesky",
+    "logistic",
     "lognormal",
+    "multinomial",
     "multivariate_normal",
+    "negative_binomial",
     "normal",
+    "ordered_logistic",
+    "pareto",
     "poisson",
     "seed",
+    "skew_normal",
     "split",
     "student_t",
+    "truncated_normal",
     "uniform",
+    "von_mises",
+    "wald",
+    "weibull",
+    "zero_inflated_negative_binomial",
+    "zero_inflated_poisson",
 ]
 
 Pair = tuple[Var, Var]
@@ -126,7 +147,12 @@ def is_draw(var: Any) -> bool:
 
 
 def _draw(
-    cls: type[RandomVariable], rng_key: Any, params: tuple[Any, ...], size: Any, dtype: Any
+    cls: type[RandomVariable],
+    rng_key: Any,
+    params: tuple[Any, ...],
+    size: Any,
+    dtype: Any,
+    props: tuple[Any, ...] = (),
 ) -> Pair:
     rng_key = as_var(rng_key, context=f"{cls.name}: key")  # its type: infer_types checks
     out_dtype = _rv.draw_dtype(cls, params, dtype)
@@ -135,10 +161,10 @@ def _draw(
         for name, value in zip(cls.params, params, strict=True)
     ]
     if size is None:
-        op, vector = cls(None, out_dtype), constant(np.zeros(0, dtype=np.int64))
+        op, vector = cls(None, out_dtype, *props), constant(np.zeros(0, dtype=np.int64))
     else:
         vector = as_shape_vector(size, cls.name)
-        op = cls(static_shape_of(vector), out_dtype)
+        op = cls(static_shape_of(vector), out_dtype, *props)
     return op(rng_key, vector, *inputs)
 
 
@@ -260,3 +286,262 @@ def multivariate_normal(
 def dirichlet(key: Any, alpha: Any, *, size: Any = None, dtype: Any = None) -> Pair:
     """Draws points of the K-simplex with concentrations ``alpha[..., K]``."""
     return _draw(_rv.DirichletRV, key, (alpha,), size, dtype)
+
+
+# --- continuous distributions, issue #18 (SciPy's parameters) -----------------------------
+
+
+def laplace(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Laplace(loc, scale), density exp(-|x - loc| / scale) / (2 scale); real x.
+
+    Example:
+        >>> rr.laplace(rr.key(), 0.0, 2.0, size=(3,))[1].type.shape
+        (3,)
+    """
+    return _draw(_rv.LaplaceRV, key, (loc, scale), size, dtype)
+
+
+def logistic(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from Logistic(loc, scale) (SciPy's ``logistic(loc, scale)``); real x.
+
+    Example:
+        >>> rr.logistic(rr.key(), 1.0, 0.5)[1].type.shape
+        ()
+    """
+    return _draw(_rv.LogisticRV, key, (loc, scale), size, dtype)
+
+
+def gumbel(
+    key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from the Gumbel distribution of maxima (SciPy's ``gumbel_r(loc, scale)``,
+    NumPy's ``gumbel``); real x.
+
+    Example:
+        >>> rr.gumbel(rr.key(), 0.0, 1.0, size=(2,))[1].dtype
+        'float64'
+    """
+    return _draw(_rv.GumbelRV, key, (loc, scale), size, dtype)
+
+
+def weibull(key: Any, c: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from the Weibull distribution with shape ``c`` (SciPy's ``weibull_min(c,
+    scale=scale)``, NumPy's ``scale * weibull(c)``); x >= 0.
+
+    Example:
+        >>> rr.weibull(rr.key(), 1.5, 2.0, size=(4,))[1].type.shape
+        (4,)
+    """
+    return _draw(_rv.WeibullRV, key, (c, scale), size, dtype)
+
+
+def pareto(key: Any, b: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from the Pareto distribution with tail index ``b`` (SciPy's ``pareto(b,
+    scale=scale)``, density b scale^b / x^(b+1)); x >= scale. NumPy's ``pareto(b)`` is
+    the Lomax distribution, ``rr.pareto(key, b) - 1``.
+
+    Example:
+        >>> rr.pareto(rr.key(), 3.0, 2.0)[1].dtype
+        'float64'
+    """
+    return _draw(_rv.ParetoRV, key, (b, scale), size, dtype)
+
+
+def chisquare(key: Any, df: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from the chi-square distribution with ``df`` > 0 degrees of freedom; x >= 0.
+
+    Example:
+        >>> rr.chisquare(rr.key(), 3.0, size=(5,))[1].type.shape
+        (5,)
+    """
+    return _draw(_rv.ChiSquareRV, key, (df,), size, dtype)
+
+
+def truncated_normal(
+    key: Any,
+    loc: Any = 0.0,
+    scale: Any = 1.0,
+    lower: Any = -math.inf,
+    upper: Any = math.inf,
+    *,
+    size: Any = None,
+    dtype: Any = None,
+) -> Pair:
+    """Draws from Normal(loc, scale) truncated to ``lower <= x <= upper`` (bounds on the x
+    scale, either may be infinite; SciPy's ``truncnorm((lower - loc) / scale,
+    (upper - loc) / scale, loc, scale)``). By the inverse CDF in log space: exact in the
+    far tails too (``lower = loc + 40 * scale`` draws just above it).
+
+    Example:
+        >>> rr.truncated_normal(rr.key(), 0.0, 1.0, 0.0, size=(3,))[1].type.shape
+        (3,)
+    """
+    return _draw(_rv.TruncatedNormalRV, key, (loc, scale, lower, upper), size, dtype)
+
+
+def von_mises(key: Any, mu: Any, kappa: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws angles from the von Mises distribution with mean direction ``mu`` and
+    concentration ``kappa`` >= 0 (SciPy's ``vonmises(kappa, loc=mu)``): the draws lie in
+    [mu - pi, mu + pi] (NumPy's ``vonmises(mu, kappa)`` wraps them into [-pi, pi]).
+
+    Example:
+        >>> rr.von_mises(rr.key(), 0.5, 4.0, size=(2,))[1].type.shape
+        (2,)
+    """
+    return _draw(_rv.VonMisesRV, key, (mu, kappa), size, dtype)
+
+
+def skew_normal(
+    key: Any, a: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws from the skew normal with shape ``a`` (SciPy's ``skewnorm(a, loc, scale)``,
+    density 2 phi(z) Phi(a z) / scale, z = (x - loc) / scale); real x.
+
+    Example:
+        >>> rr.skew_normal(rr.key(), 4.0, size=(3,))[1].type.shape
+        (3,)
+    """
+    return _draw(_rv.SkewNormalRV, key, (a, loc, scale), size, dtype)
+
+
+def wald(key: Any, mean: Any, scale: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws from the Wald (inverse Gaussian) distribution with mean ``mean`` and shape
+    lambda = ``scale`` (NumPy's ``wald(mean, scale)``, SciPy's ``invgauss(mean / scale,
+    scale=scale)``); x > 0.
+
+    Example:
+        >>> rr.wald(rr.key(), 1.0, 3.0, size=(2,))[1].type.shape
+        (2,)
+    """
+    return _draw(_rv.WaldRV, key, (mean, scale), size, dtype)
+
+
+def half_student_t(
+    key: Any, nu: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws |t| * scale for Student's t with ``nu`` degrees of freedom; x >= 0.
+
+    Example:
+        >>> rr.half_student_t(rr.key(), 3.0, 2.0)[1].dtype
+        'float64'
+    """
+    return _draw(_rv.HalfStudentTRV, key, (nu, scale), size, dtype)
+
+
+# --- discrete and multivariate distributions, issue #18 -----------------------------------
+
+
+def negative_binomial(key: Any, n: Any, p: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws the number of failures before the ``n``-th success in trials of probability
+    ``p`` (SciPy's ``nbinom(n, p)``; n > 0 may be real, 0 < p <= 1).
+
+    Example:
+        >>> k, y = rr.negative_binomial(rr.key(), 3.5, 0.4, size=(2,))
+        >>> y.type
+        TensorType(dtype='int64', shape=(2,))
+    """
+    return _draw(_rv.NegativeBinomialRV, key, (n, p), size, dtype)
+
+
+def geometric(key: Any, p: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws the number of trials of probability ``p`` up to and including the first
+    success, k = 1, 2, ... (SciPy's ``geom(p)``; 0 < p <= 1).
+
+    Example:
+        >>> rr.geometric(rr.key(), 0.25)[1].dtype
+        'int64'
+    """
+    return _draw(_rv.GeometricRV, key, (p,), size, dtype)
+
+
+def multinomial(key: Any, n: Any, p: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws the counts of K categories in ``n`` trials with probabilities ``p[..., K]``
+    (normalised by their sum, as ``categorical``); the draw's shape is ``size + (K,)`` (or
+    the batch shape of ``n`` and ``p`` plus ``(K,)``) and its counts sum to n.
+
+    Example:
+        >>> rr.multinomial(rr.key(), 10, np.array([0.2, 0.3, 0.5]), size=(4,))[1].type.shape
+        (4, 3)
+    """
+    return _draw(_rv.MultinomialRV, key, (n, p), size, dtype)
+
+
+def beta_binomial(key: Any, n: Any, a: Any, b: Any, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws Binomial(n, q) with q ~ Beta(a, b) (SciPy's ``betabinom(n, a, b)``).
+
+    Example:
+        >>> rr.beta_binomial(rr.key(), 10, 2.0, 3.0, size=(5,))[1].type.shape
+        (5,)
+    """
+    return _draw(_rv.BetaBinomialRV, key, (n, a, b), size, dtype)
+
+
+def discrete_uniform(
+    key: Any, lower: Any, upper: Any, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws integers uniformly from ``lower, ..., upper``, both included (SciPy's
+    ``randint(lower, upper + 1)``).
+
+    Example:
+        >>> rr.discrete_uniform(rr.key(), 1, 6, size=(3,))[1].type
+        TensorType(dtype='int64', shape=(3,))
+    """
+    return _draw(_rv.DiscreteUniformRV, key, (lower, upper), size, dtype)
+
+
+def zero_inflated_poisson(
+    key: Any, psi: Any, rate: Any, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws Poisson(``rate``) with probability ``psi``, else 0 (PyMC's convention: ``psi``
+    is the probability of the count component).
+
+    Example:
+        >>> rr.zero_inflated_poisson(rr.key(), 0.7, 3.0, size=(2,))[1].type.shape
+        (2,)
+    """
+    return _draw(_rv.ZeroInflatedPoissonRV, key, (psi, rate), size, dtype)
+
+
+def zero_inflated_negative_binomial(
+    key: Any, psi: Any, n: Any, p: Any, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws NegativeBinomial(``n``, ``p``) (as ``negative_binomial``) with probability
+    ``psi``, else 0 (PyMC's convention).
+
+    Example:
+        >>> rr.zero_inflated_negative_binomial(rr.key(), 0.7, 2.0, 0.4)[1].dtype
+        'int64'
+    """
+    return _draw(_rv.ZeroInflatedNegativeBinomialRV, key, (psi, n, p), size, dtype)
+
+
+def ordered_logistic(
+    key: Any, eta: Any, cutpoints: Any, *, size: Any = None, dtype: Any = None
+) -> Pair:
+    """Draws a category k in {0, ..., K} with P(k) = sigmoid(eta - c[k-1]) - sigmoid(eta -
+    c[k]) for the K increasing ``cutpoints`` c on the last axis (PyMC's
+    ``OrderedLogistic``): the number of cutpoints below eta + Logistic(0, 1) noise. The draw
+    has the batch shape of ``eta`` and ``cutpoints.shape[:-1]`` (or ``size``).
+
+    Example:
+        >>> rr.ordered_logistic(rr.key(), rt.vector("eta"), np.array([-1.0, 0.5]))[1].type
+        TensorType(dtype='int64', shape=(None,))
+    """
+    return _draw(_rv.OrderedLogisticRV, key, (eta, cutpoints), size, dtype)
+
+
+def lkj_cholesky(key: Any, n: int, eta: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
+    """Draws the lower Cholesky factor L of an ``n`` x ``n`` correlation matrix whose
+    density is LKJ(``eta``), proportional to det(L L^T)^(eta - 1) (eta > 0; 1 is uniform
+    over correlation matrices), by the onion method. ``n`` is a static int; the draw's
+    shape is ``size + (n, n)``.
+
+    Example:
+        >>> rr.lkj_cholesky(rr.key(), 3, 2.0, size=(5,))[1].type.shape
+        (5, 3, 3)
+    """
+    return _draw(_rv.LKJCholeskyRV, key, (eta,), size, dtype, props=(n,))

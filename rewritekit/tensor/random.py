@@ -57,10 +57,11 @@ class RandomVariable(Op):
     size: tuple[int | None, ...] | None
     dtype: str
 
-    def __init__(self, size: Any, dtype: Any) -> None:
+    def __init__(self, size: Any, dtype: Any, *props: Any) -> None:
+        # props: the values of a subclass's further __props__ (``LKJCholeskyRV``'s ``n``)
         if size is not None:
             size = tuple(None if d is None else int(d) for d in size)
-        super().__init__(size, TensorType(dtype).dtype)
+        super().__init__(size, TensorType(dtype).dtype, *props)
 
     def infer_types(self, key: TensorType, size: TensorType, *params: TensorType) -> Any:
         _check_key(self.name, key)
@@ -271,6 +272,105 @@ class BinomialRV(ScalarRV):
     kind = "i"
 
 
+# --- continuous distributions, issue #18 (SciPy's parameters) -----------------------------
+
+
+class LaplaceRV(ScalarRV):
+    """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale)."""
+
+    name = "laplace"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class LogisticRV(ScalarRV):
+    """Logistic(loc, scale): density e^-z / (scale (1 + e^-z)^2), z = (x - loc) / scale."""
+
+    name = "logistic"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class GumbelRV(ScalarRV):
+    """Gumbel of maxima (SciPy's ``gumbel_r``): density e^-(z + e^-z) / scale,
+    z = (x - loc) / scale."""
+
+    name = "gumbel"
+    params = ("loc", "scale")
+    ndims_params = (0, 0)
+
+
+class WeibullRV(ScalarRV):
+    """Weibull (SciPy's ``weibull_min(c, scale=scale)``): density c z^(c-1) e^(-z^c) / scale,
+    z = x / scale, on x >= 0."""
+
+    name = "weibull"
+    params = ("c", "scale")
+    ndims_params = (0, 0)
+
+
+class ParetoRV(ScalarRV):
+    """Pareto (SciPy's ``pareto(b, scale=scale)``): density b scale^b / x^(b+1) on
+    x >= scale."""
+
+    name = "pareto"
+    params = ("b", "scale")
+    ndims_params = (0, 0)
+
+
+class ChiSquareRV(ScalarRV):
+    """Chi-square with ``df`` degrees of freedom: Gamma(df / 2, scale=2), on x >= 0."""
+
+    name = "chisquare"
+    params = ("df",)
+    ndims_params = (0,)
+
+
+class TruncatedNormalRV(ScalarRV):
+    """Normal(loc, scale) restricted to lower <= x <= upper (bounds on the x scale, either
+    may be infinite; SciPy's ``truncnorm((lower - loc) / scale, (upper - loc) / scale,
+    loc, scale)``)."""
+
+    name = "truncated_normal"
+    params = ("loc", "scale", "lower", "upper")
+    ndims_params = (0, 0, 0, 0)
+
+
+class VonMisesRV(ScalarRV):
+    """Von Mises (SciPy's ``vonmises(kappa, loc=mu)``): density e^(kappa cos(x - mu)) /
+    (2 pi I0(kappa)); draws lie in [mu - pi, mu + pi]."""
+
+    name = "von_mises"
+    params = ("mu", "kappa")
+    ndims_params = (0, 0)
+
+
+class SkewNormalRV(ScalarRV):
+    """Skew normal (SciPy's ``skewnorm(a, loc, scale)``): density 2 phi(z) Phi(a z) / scale,
+    z = (x - loc) / scale."""
+
+    name = "skew_normal"
+    params = ("a", "loc", "scale")
+    ndims_params = (0, 0, 0)
+
+
+class WaldRV(ScalarRV):
+    """Wald, the inverse Gaussian with mean ``mean`` and shape lambda = ``scale`` (NumPy's
+    ``wald(mean, scale)``, SciPy's ``invgauss(mean / scale, scale=scale)``), on x > 0."""
+
+    name = "wald"
+    params = ("mean", "scale")
+    ndims_params = (0, 0)
+
+
+class HalfStudentTRV(ScalarRV):
+    """|t_nu| * scale, for Student's t_nu with ``nu`` degrees of freedom, on x >= 0."""
+
+    name = "half_student_t"
+    params = ("nu", "scale")
+    ndims_params = (0, 0)
+
+
 class CategoricalRV(RandomVariable):
     """An index k in [0, K) with probability p[..., k] / sum(p[..., :]) (``p``'s last axis
     holds the K probabilities)."""
@@ -310,6 +410,118 @@ class DirichletRV(RandomVariable):
 
     def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
         return (params[0].shape[-1],)
+
+
+# --- discrete and multivariate distributions, issue #18 -----------------------------------
+
+
+class NegativeBinomialRV(ScalarRV):
+    """The number of failures before the ``n``-th success in trials of probability ``p``
+    (SciPy's ``nbinom(n, p)``; n > 0 real, 0 < p <= 1): k = 0, 1, 2, ..."""
+
+    name = "negative_binomial"
+    params = ("n", "p")
+    ndims_params = (0, 0)
+    kind = "i"
+
+
+class GeometricRV(ScalarRV):
+    """The number of trials of probability ``p`` up to the first success (SciPy's
+    ``geom(p)``; 0 < p <= 1): k = 1, 2, 3, ..."""
+
+    name = "geometric"
+    params = ("p",)
+    ndims_params = (0,)
+    kind = "i"
+
+
+class BetaBinomialRV(ScalarRV):
+    """Binomial(n, q) with q ~ Beta(a, b) (SciPy's ``betabinom(n, a, b)``): k = 0, ..., n."""
+
+    name = "beta_binomial"
+    params = ("n", "a", "b")
+    ndims_params = (0, 0, 0)
+    kind = "i"
+
+
+class DiscreteUniformRV(ScalarRV):
+    """An integer uniform on ``lower, ..., upper`` (inclusive; SciPy's
+    ``randint(lower, upper + 1)``)."""
+
+    name = "discrete_uniform"
+    params = ("lower", "upper")
+    ndims_params = (0, 0)
+    kind = "i"
+
+
+class ZeroInflatedPoissonRV(ScalarRV):
+    """Poisson(``rate``) with probability ``psi``, else 0 (PyMC's convention: P(0) =
+    (1 - psi) + psi e^-rate)."""
+
+    name = "zero_inflated_poisson"
+    params = ("psi", "rate")
+    ndims_params = (0, 0)
+    kind = "i"
+
+
+class ZeroInflatedNegativeBinomialRV(ScalarRV):
+    """NegativeBinomial(``n``, ``p``) with probability ``psi``, else 0 (PyMC's convention:
+    P(0) = (1 - psi) + psi p^n)."""
+
+    name = "zero_inflated_negative_binomial"
+    params = ("psi", "n", "p")
+    ndims_params = (0, 0, 0)
+    kind = "i"
+
+
+class MultinomialRV(RandomVariable):
+    """Counts of K categories in ``n`` trials, with probabilities p[..., k] / sum(p[..., :])
+    (``p``'s last axis holds the K probabilities): a draw is a K-vector summing to n."""
+
+    name = "multinomial"
+    params = ("n", "p")
+    ndims_params = (0, 1)
+    ndim_supp = 1
+    kind = "i"
+
+    def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
+        return (params[1].shape[-1],)
+
+
+class OrderedLogisticRV(RandomVariable):
+    """A category k in {0, ..., K}: P(k) = sigmoid(eta - c[k-1]) - sigmoid(eta - c[k]), with
+    the K increasing ``cutpoints`` c on the last axis, c[-1] = -inf and c[K] = +inf (PyMC's
+    ``OrderedLogistic``)."""
+
+    name = "ordered_logistic"
+    params = ("eta", "cutpoints")
+    ndims_params = (0, 1)
+    kind = "i"
+
+
+class LKJCholeskyRV(RandomVariable):
+    """The lower Cholesky factor L of an ``n`` x ``n`` correlation matrix L L^T with density
+    proportional to det(L L^T)^(eta - 1) (Lewandowski, Kurowicka and Joe, 2009); eta > 0.
+
+    ``n`` is a static int (an Op parameter, after ``size`` and ``dtype``); a draw has core
+    shape ``(n, n)``.
+    """
+
+    name = "lkj_cholesky"
+    __props__ = ("size", "dtype", "n")
+    params = ("eta",)
+    ndims_params = (0,)
+    ndim_supp = 2
+
+    n: int
+
+    def __init__(self, size: Any, dtype: Any, n: int) -> None:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ShapeError(f"lkj_cholesky: n must be an int >= 1 (the matrix size), got {n!r}")
+        super().__init__(size, dtype, int(n))
+
+    def support_shape(self, *params: TensorType) -> tuple[int | None, ...]:
+        return (self.n, self.n)
 
 
 def draw_dtype(op_class: type[RandomVariable], params: tuple[Any, ...], dtype: Any) -> str:

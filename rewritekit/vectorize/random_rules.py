@@ -41,7 +41,8 @@ def _random_variable(node: Apply, inputs: list[Var], batched: list[bool], nb: in
         static = tuple(n if isinstance(n, int) else None for n in batch)
         entries = [n if n is not None else size[d] for d, n in enumerate(op.size)]
         size = as_shape_vector([*batch, *entries], f"vectorize: the size of {op}")
-        new = type(op)((*static, *op.size), op.dtype)
+        more = (getattr(op, p) for p in type(op).__props__[2:])  # lkj_cholesky's n
+        new = type(op)((*static, *op.size), op.dtype, *more)
     return Unbatched(apply_op(new, (key, size, *params)), positions=(0,))
 
 

@@ -18,7 +18,9 @@ import jax
 import jax.numpy as jnp
 import jax.scipy.special as jsp
 import jax.scipy.stats as jst
+import mpmath
 import numpy as np
+import numpyro.distributions as npd
 import pytest
 import scipy.stats as st
 from hypothesis import assume, given, settings
@@ -67,6 +69,35 @@ class Case:
             for r in self.ranges
         ]
         return tuple(np.asarray(a, dtype=float) for a in self.build(*drawn))
+
+
+def _mp_poisson(x, rate):
+    return mpmath.exp(x * mpmath.log(rate) - rate - mpmath.loggamma(x + 1)) if rate else +(x == 0)
+
+
+def _mp_nbinom(x, n, p):
+    log_coeff = mpmath.loggamma(x + n) - mpmath.loggamma(n) - mpmath.loggamma(x + 1)
+    return mpmath.exp(log_coeff + n * mpmath.log(p)) * (1 - p) ** x
+
+
+def _zero_inflated_oracle(count_pmf: Callable[..., Any]) -> Callable[..., Any]:
+    """log((1 - psi) [x = 0] + psi P(x)) in 50-digit arithmetic (SciPy has no such law)."""
+
+    def one(x, psi, *params):
+        with mpmath.workdps(50):
+            x, psi, *params = (mpmath.mpf(float(a)) for a in (x, psi, *params))
+            prob = (1 - psi) * (x == 0) + psi * count_pmf(x, *params)
+            return float(mpmath.log(prob)) if prob > 0 else -math.inf
+
+    return np.vectorize(one, otypes=[float])
+
+
+def _jax_zero_inflated(log_count: Callable[..., Any]) -> Callable[..., Any]:
+    def twin(x, psi, *params):
+        at_zero = jnp.log((1 - psi) + psi * jnp.exp(log_count(0.0 * x, *params)))
+        return jnp.where(x == 0, at_zero, jnp.log(psi) + log_count(x, *params))
+
+    return twin
 
 
 CASES = {
@@ -149,6 +180,100 @@ CASES = {
         lambda x, mu, s: st.lognorm.logpdf(x, s, scale=np.exp(mu)),
         ((0, 0, 1), (-1, 0, 1), (1, 0, 0)),
     ),
+    "laplace": Case(
+        d.laplace,
+        ((-50, 50), (-10, 10), (0.1, 50)),
+        st.laplace.logpdf,
+        ((0, 0, 0), (0, 0, -1), (0, 0, math.nan)),
+        jax_twin=jst.laplace.logpdf,
+    ),
+    "logistic": Case(
+        d.logistic,
+        ((-1e3, 1e3), (-10, 10), (0.1, 50)),
+        st.logistic.logpdf,
+        ((0, 0, 0), (0, 0, -1)),
+        jax_twin=jst.logistic.logpdf,
+    ),
+    "gumbel": Case(
+        d.gumbel,
+        # z = (x - loc) / scale down to -600: exp(-z) = 4e260, its gradients still finite
+        ((-50, 1e3), (-10, 10), (0.1, 50)),
+        st.gumbel_r.logpdf,
+        ((0, 0, 0), (0, 0, -1)),
+        # not jst.gumbel_r.logpdf: jax.grad of it fails (its xlogy(-1, scale) meets a float0)
+        jax_twin=lambda x, loc, s: -(x - loc) / s - jnp.exp(-(x - loc) / s) - jnp.log(s),
+    ),
+    "weibull": Case(
+        d.weibull,
+        ((0, 100), (0.1, 20), (0.1, 50)),
+        lambda x, c, s: st.weibull_min.logpdf(x, c, scale=s),
+        ((-1, 1, 1), (1, 0, 1), (1, -1, 1), (1, 1, 0)),
+    ),
+    "pareto": Case(
+        d.pareto,
+        ((0, 50), (0.1, 20), (0.1, 50)),
+        lambda x, b, s: st.pareto.logpdf(x, b, scale=s),
+        ((0.5, 1, 1), (2, 0, 1), (2, -1, 1), (2, 1, 0), (0.5, 1, -1)),
+        build=lambda u, b, s: (s * (1 + u), b, s),
+        jax_twin=lambda x, b, s: jst.pareto.logpdf(x, b, scale=s),
+    ),
+    "chisquare": Case(
+        d.chisquare,
+        ((0, 100), (0.1, 50)),
+        st.chi2.logpdf,
+        ((-1, 2), (1, 0), (1, -1)),
+        jax_twin=jst.chi2.logpdf,
+    ),
+    "truncated_normal": Case(
+        d.truncated_normal,
+        # the bounds a, b = a + width in standard units: both far in one tail up to 60
+        ((0, 1), (-10, 10), (0.1, 50), (-60, 60), (1e-3, 60)),
+        lambda x, loc, s, lo, hi: st.truncnorm.logpdf(x, (lo - loc) / s, (hi - loc) / s, loc, s),
+        (
+            (-0.5, 0, 1, 0, 1),
+            (1.5, 0, 1, 0, 1),
+            (-41, 0, 1, -40, math.inf),
+            (0.5, 0, 1, 1, 0),
+            (1, 0, 1, 1, 1),
+            (0.5, 0, 0, 0, 1),
+            (0.5, 0, -1, 0, 1),
+        ),
+        build=lambda u, loc, s, a, w: (
+            loc + s * (a + u * w),
+            loc,
+            s,
+            loc + s * a,
+            loc + s * (a + w),
+        ),
+        # not jst.truncnorm: its gradients are NaN far in the tails and at infinite bounds
+    ),
+    "von_mises": Case(
+        d.von_mises,
+        ((-math.pi, math.pi), (-10, 10), (0.01, 100)),
+        lambda x, mu, kappa: st.vonmises.logpdf(x, kappa, loc=mu),
+        ((0, 0, 0), (0, 0, -1), (math.inf, 0, 1), (math.nan, 0, 1)),
+        build=lambda d_, mu, kappa: (mu + d_, mu, kappa),
+        jax_twin=lambda x, mu, kappa: jst.vonmises.logpdf(x - mu, kappa),
+    ),
+    "skew_normal": Case(
+        d.skew_normal,
+        ((-50, 50), (-20, 20), (-10, 10), (0.1, 50)),
+        st.skewnorm.logpdf,
+        ((0, 1, 0, 0), (0, 1, 0, -1)),
+    ),
+    "wald": Case(
+        d.wald,
+        ((1e-3, 100), (0.1, 50), (0.1, 50)),
+        lambda x, mean, s: st.invgauss.logpdf(x, mean / s, scale=s),
+        ((0, 1, 1), (-1, 1, 1), (1, 0, 1), (1, -1, 1), (1, 1, 0)),
+    ),
+    "half_student_t": Case(
+        d.half_student_t,
+        ((0, 50), (0.1, 50), (0.1, 50)),
+        lambda x, nu, s: math.log(2) + st.t.logpdf(x, nu, scale=s),
+        ((-0.5, 1, 1), (1, 0, 1), (1, 1, 0)),
+        jax_twin=lambda x, nu, s: math.log(2) + jst.t.logpdf(x, nu, scale=s),
+    ),
     "bernoulli": Case(
         d.bernoulli,
         (range(2), (0, 1)),
@@ -182,6 +307,79 @@ CASES = {
         ((-1, 5, 0.5), (6, 5, 0.5), (1.5, 5, 0.5), (1, 5.5, 0.5), (1, -1, 0.5), (1, 5, 1.5)),
         build=lambda u, n, p: (np.minimum(np.floor(u * (n + 1)), n), n, p),
         jax_twin=jst.binom.logpmf,
+        continuous=False,
+    ),
+    "negative_binomial": Case(
+        d.negative_binomial,
+        (range(201), (0.1, 50), (0.05, 1)),
+        st.nbinom.logpmf,
+        ((-1, 2, 0.5), (1.5, 2, 0.5), (1, 0, 0.5), (1, -1, 0.5), (1, 2, 0), (1, 2, 1.5), (1, 2, 1)),
+        jax_twin=jst.nbinom.logpmf,
+        continuous=False,
+    ),
+    "geometric": Case(
+        d.geometric,
+        (range(1, 201), (0.01, 1)),
+        st.geom.logpmf,
+        ((0, 0.5), (1.5, 0.5), (-1, 0.5), (1, 0), (1, 1.5), (2, 1)),
+        jax_twin=jst.geom.logpmf,
+        continuous=False,
+    ),
+    "beta_binomial": Case(
+        d.beta_binomial,
+        ((0, 1), range(101), (0.1, 50), (0.1, 50)),
+        st.betabinom.logpmf,
+        ((-1, 5, 1, 1), (6, 5, 1, 1), (1.5, 5, 1, 1), (1, 5.5, 1, 1), (1, 5, 0, 1), (1, 5, 1, -1)),
+        build=lambda u, n, a, b: (np.minimum(np.floor(u * (n + 1)), n), n, a, b),
+        # gammaln, not jst.betabinom: its betaln's derivative is off by ~1e-8 (as jst.beta's)
+        jax_twin=lambda x, n, a, b: (
+            jsp.gammaln(n + 1)
+            - jsp.gammaln(x + 1)
+            - jsp.gammaln(n - x + 1)
+            + jsp.gammaln(x + a)
+            + jsp.gammaln(n - x + b)
+            - jsp.gammaln(n + a + b)
+            - jsp.gammaln(a)
+            - jsp.gammaln(b)
+            + jsp.gammaln(a + b)
+        ),
+        continuous=False,
+    ),
+    "discrete_uniform": Case(
+        d.discrete_uniform,
+        ((0, 1), range(-50, 50), range(50)),
+        lambda x, low, high: st.randint.logpmf(x, low, high + 1),
+        ((0.5, 0, 3), (-1, 0, 3), (4, 0, 3), (1, 0.5, 3), (1, 0, 3.5), (1, 3, 0)),
+        build=lambda u, low, width: (
+            low + np.minimum(np.floor(u * (width + 1)), width),
+            low,
+            low + width,
+        ),
+        jax_twin=lambda x, low, high: -jnp.log(high - low + 1) + 0 * x,
+        continuous=False,
+    ),
+    "zero_inflated_poisson": Case(
+        d.zero_inflated_poisson,
+        (range(30), (0, 1), (0, 20)),
+        _zero_inflated_oracle(_mp_poisson),
+        (
+            (-1, 0.5, 1),
+            (1.5, 0.5, 1),
+            (1, -0.1, 1),
+            (1, 1.1, 1),
+            (1, 0.5, -1),
+            (1, 0, 1),
+            (2, 0.5, 0),
+        ),
+        jax_twin=_jax_zero_inflated(jst.poisson.logpmf),
+        continuous=False,
+    ),
+    "zero_inflated_negative_binomial": Case(
+        d.zero_inflated_negative_binomial,
+        (range(30), (0, 1), (0.1, 50), (0.05, 1)),
+        _zero_inflated_oracle(_mp_nbinom),
+        ((-1, 0.5, 1, 0.5), (0.5, 0.5, 1, 0.5), (1, 1.5, 1, 0.5), (1, 0.5, 0, 0.5), (1, 0.5, 1, 0)),
+        jax_twin=_jax_zero_inflated(jst.nbinom.logpmf),
         continuous=False,
     ),
 }
@@ -267,6 +465,106 @@ def test_heavy_tails_do_not_overflow():
     expected = math.lgamma(2) - math.lgamma(1.5) - 0.5 * math.log(3 * math.pi) - 2 * log1p_term
     t = _numpy_fn("student_t")(x, np.full(2, 3.0), np.zeros(2), np.ones(2))
     np.testing.assert_allclose(t, expected, **TOL)
+
+
+def _mp_log_phi(z: Any) -> Any:
+    return -z * z / 2 - mpmath.log(2 * mpmath.pi) / 2
+
+
+def _mp_truncated_normal(x: Any, loc: Any, scale: Any, lower: Any, upper: Any) -> Any:
+    a, b = (lower - loc) / scale, (upper - loc) / scale
+    # Phi(b) - Phi(a) as Phi(-a) - Phi(-b) above 0: the same number, without spending the
+    # 50 digits on the leading 1s of Phi(40) and Phi(41)
+    mass = mpmath.ncdf(-a) - mpmath.ncdf(-b) if a > 0 else mpmath.ncdf(b) - mpmath.ncdf(a)
+    return _mp_log_phi((x - loc) / scale) - mpmath.log(scale) - mpmath.log(mass)
+
+
+def _mp_student_t(x: Any, df: Any, scale: Any) -> Any:
+    z = x / scale
+    return (
+        mpmath.loggamma((df + 1) / 2)
+        - mpmath.loggamma(df / 2)
+        - mpmath.log(df * mpmath.pi) / 2
+        - (df + 1) / 2 * mpmath.log(1 + z * z / df)
+        - mpmath.log(scale)
+    )
+
+
+# name -> ((value, *params) points far in the tails, the log-density in mpmath)
+FAR_TAILS = {
+    "truncated_normal": (
+        (
+            (40.5, 0, 1, 40, math.inf),  # lower = loc + 40 scale: Phi(-40) ~ 1e-350
+            (40.01, 0, 1, 40, 40.02),  # a narrow interval out there
+            (-47, 0, 1, -50, -45),
+            (-55.5, 2, 0.5, -math.inf, -26),
+        ),
+        _mp_truncated_normal,
+    ),
+    "skew_normal": (
+        ((10, -5, 0, 1), (-40, 5, 0, 1), (300, -1, 0, 0.5)),
+        lambda x, a, loc, s: (
+            mpmath.log(2)
+            + _mp_log_phi((x - loc) / s)
+            - mpmath.log(s)
+            + mpmath.log(mpmath.ncdf(a * (x - loc) / s))
+        ),
+    ),
+    "von_mises": (
+        # kappa = 1e4 (I0 overflows float64 above 713); x outside [mu - pi, mu + pi] (periodic)
+        ((0.201, 0.2, 1e4), (10, 0, 0.5), (-20, 3, 2), (0.2 + math.pi, 0.2, 800)),
+        lambda x, mu, k: k * mpmath.cos(x - mu) - mpmath.log(2 * mpmath.pi * mpmath.besseli(0, k)),
+    ),
+    "gumbel": (
+        ((-50, 10, 0.1), (1e4, 0, 1)),
+        lambda x, loc, s: -(x - loc) / s - mpmath.exp(-(x - loc) / s) - mpmath.log(s),
+    ),
+    "logistic": (
+        ((1000, 0, 1), (-1000, 0, 1), (3, 0, 1e-3)),
+        lambda x, loc, s: (
+            -(x - loc) / s - 2 * mpmath.log(1 + mpmath.exp(-(x - loc) / s)) - mpmath.log(s)
+        ),
+    ),
+    "laplace": (
+        ((1e300, 0, 1), (-1e5, 1, 1e-3)),
+        lambda x, loc, s: -abs(x - loc) / s - mpmath.log(2 * s),
+    ),
+    "wald": (
+        ((1e4, 1, 3), (1e-3, 5, 2), (1e-8, 1, 1)),
+        lambda x, m, s: (
+            (mpmath.log(s) - mpmath.log(2 * mpmath.pi * x**3)) / 2
+            - s * (x - m) ** 2 / (2 * m**2 * x)
+        ),
+    ),
+    "weibull": (
+        ((1e3, 20, 0.5), (1e-300, 0.5, 1)),
+        lambda x, c, s: mpmath.log(c / s) + (c - 1) * mpmath.log(x / s) - (x / s) ** c,
+    ),
+    "pareto": (((1e200, 2, 1),), lambda x, b, s: mpmath.log(b / s) - (b + 1) * mpmath.log(x / s)),
+    "chisquare": (
+        ((1e4, 3), (1e-300, 50)),
+        lambda x, df: (
+            (df / 2 - 1) * mpmath.log(x) - x / 2 - df / 2 * mpmath.log(2) - mpmath.loggamma(df / 2)
+        ),
+    ),
+    "half_student_t": (
+        ((1e150, 3, 1), (1e3, 0.5, 2)),
+        lambda x, nu, s: mpmath.log(2) + _mp_student_t(x, nu, s),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", FAR_TAILS)
+def test_far_tails_match_high_precision(name):
+    points, oracle = FAR_TAILS[name]
+
+    def one(*args: float) -> float:
+        with mpmath.workdps(50):
+            return float(oracle(*(mpmath.mpf(a) for a in args)))
+
+    expected = [one(*point) for point in points]
+    got = _numpy_fn(name)(*_columns(list(points)))
+    np.testing.assert_allclose(got, expected, **TOL)
 
 
 # --- categorical, multivariate normal, Dirichlet ---------------------------------------
@@ -368,6 +666,197 @@ def test_dirichlet_support():
     assert np.isfinite(_dirichlet_fn()(nearly, np.ones((1, 3))))
 
 
+# --- multinomial, ordered logistic, LKJ Cholesky (issue #18) ----------------------------
+
+
+@functools.cache
+def _issue18_graph() -> tuple[list[Any], list[Any]]:
+    """The three densities on inputs of their own (LKJ of any n: a dynamic shape)."""
+    inputs = [
+        *(rt.matrix("mn_x"), rt.vector("mn_n"), rt.matrix("mn_p")),
+        *(rt.vector("ol_x"), rt.vector("ol_eta"), rt.matrix("ol_c")),
+        *(rt.tensor("lkj_l", shape=(None, None, None)), rt.vector("lkj_eta")),
+    ]
+    logps = [
+        d.multinomial(*inputs[:3]),
+        d.ordered_logistic(*inputs[3:6]),
+        d.lkj_cholesky(*inputs[6:]),
+    ]
+    return inputs, logps
+
+
+@functools.cache
+def _issue18_fn(backend: str, grads: bool = False) -> Any:
+    inputs, logps = _issue18_graph()
+    return rk.function(inputs, _with_grads(inputs, logps) if grads else logps, backend=backend)
+
+
+def _multinomial(*args: np.ndarray) -> np.ndarray:
+    return _issue18_fn("numpy")(*args, *_issue18_points(n=1)[3:])[0]
+
+
+def _ordered_logistic(*args: np.ndarray) -> np.ndarray:
+    points = _issue18_points(n=1)
+    return _issue18_fn("numpy")(*points[:3], *args, *points[6:])[1]
+
+
+def _lkj_cholesky(*args: np.ndarray) -> np.ndarray:
+    return _issue18_fn("numpy")(*_issue18_points(n=1)[:6], *args)[2]
+
+
+def _correlation_factor(a: np.ndarray) -> np.ndarray:
+    """The Cholesky factor of the correlation matrix of ``a a^T + 0.5 I`` (a stack)."""
+    cov = _spd(a)
+    scale = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+    return np.linalg.cholesky(cov / scale[..., :, None] / scale[..., None, :])
+
+
+def _issue18_points(seed: int = 0, n: int = 5) -> list[np.ndarray]:
+    """Inputs of ``_issue18_graph`` inside every support (cutpoints 0.3 apart or more)."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 6, (n, 4)).astype(float)
+    cutpoints = np.cumsum(rng.uniform(0.3, 2.0, (n, 3)), axis=-1) - 2.0
+    return [
+        *(counts, counts.sum(-1), rng.uniform(0.1, 1.0, (n, 4))),
+        *(rng.integers(0, 4, n).astype(float), rng.normal(0, 2, n), cutpoints),
+        *(_correlation_factor(rng.normal(size=(n, 3, 3))), rng.uniform(0.3, 5.0, n)),
+    ]
+
+
+@settings(max_examples=20)
+@given(data=hs.data())
+def test_multinomial_matches_scipy(data):
+    n, k = data.draw(hs.integers(1, 4)), data.draw(hs.integers(1, 5))
+    x = data.draw(hnp.arrays(np.int64, (n, k), elements=hs.integers(0, 8))).astype(float)
+    entry = hs.one_of(hs.just(0.0), hs.floats(0.01, 10))
+    p = data.draw(hnp.arrays(np.float64, (n, k), elements=entry))
+    assume(np.all(p.sum(-1) > 0))
+    expected = [st.multinomial.logpmf(x[i], x[i].sum(), p[i] / p[i].sum()) for i in range(n)]
+    f = rk.function(list(_issue18_graph()[0][:3]), _issue18_graph()[1][0], backend="numpy")
+    np.testing.assert_allclose(f(x, x.sum(-1), p), expected, **TOL)
+
+
+def test_multinomial_outside_the_support_gives_minus_inf():
+    x = np.array([[1, 2, 3, 0], [1, 2, 3, 0], [-1, 2, 3, 2], [0.5, 1.5, 2, 2], [1, 1, 2, 2]])
+    n = np.array([5, 6, 6, 6, 6.0])  # the first sums to 6, not 5
+    p = np.array([[1, 1, 1, 1], [1, 1, 1, 1.0], [1, 1, 1, 1], [1, 1, 1, 1], [1, -1, 1, 1]])
+    p[1] = 0.0  # no positive entry
+    assert np.all(_multinomial(x, n, p) == -np.inf)
+    assert d.multinomial(rt.matrix("x"), rt.vector("n"), rt.tensor("p", shape=(2, 1, 3))).ndim == 2
+
+
+def _mp_ordered_logistic(x: float, eta: float, cutpoints: np.ndarray) -> float:
+    """log(sigmoid(eta - c[x-1]) - sigmoid(eta - c[x])) in 60-digit arithmetic."""
+    with mpmath.workdps(60):
+        edges = [mpmath.mpf(-math.inf), *map(mpmath.mpf, cutpoints), mpmath.mpf(math.inf)]
+        k, eta_ = int(x), mpmath.mpf(eta)
+        prob = mpmath.sigmoid(eta_ - edges[k]) - mpmath.sigmoid(eta_ - edges[k + 1])
+        return float(mpmath.log(prob)) if prob > 0 else -math.inf
+
+
+@settings(max_examples=30)
+@given(data=hs.data())
+def test_ordered_logistic_matches_high_precision(data):
+    """Far from the cutpoints too (|eta - c| up to 80), where both sigmoids round to 1."""
+    n, k = data.draw(hs.integers(1, 5)), data.draw(hs.integers(1, 4))
+    c = np.sort(data.draw(hnp.arrays(np.float64, (n, k), elements=hs.floats(-40, 40))), axis=-1)
+    eta = data.draw(hnp.arrays(np.float64, (n,), elements=hs.floats(-40, 40)))
+    x = data.draw(hnp.arrays(np.int64, (n,), elements=hs.integers(0, k))).astype(float)
+    expected = [_mp_ordered_logistic(x[i], eta[i], c[i]) for i in range(n)]
+    np.testing.assert_allclose(_ordered_logistic(x, eta, c), expected, **TOL)
+
+
+def test_ordered_logistic_far_in_the_tails_and_outside_the_support():
+    c = np.array([[-1.0, 0.2, 2.0]] * 4)
+    x, eta = np.array([0.0, 1.0, 2.0, 3.0]), np.full(4, 40.0)
+    # sigmoid(40 - c) rounds to 1 for every cutpoint: log(1 - 1) would be -inf
+    expected = [_mp_ordered_logistic(x[i], eta[i], c[i]) for i in range(4)]
+    np.testing.assert_allclose(_ordered_logistic(x, eta, c), expected, **TOL)
+    # sigmoid(41) - sigmoid(39.8) = e^-39.8 (1 - e^-1.2), to a relative 1e-17
+    np.testing.assert_allclose(expected[1], -39.8 + math.log1p(-math.exp(-1.2)), **TOL)
+    bad_x, unsorted = np.array([-1.0, 4.0, 0.5, 1.0]), np.array([[-1, 0.2, 2.0]] * 3 + [[1, 0, 2]])
+    assert np.all(_ordered_logistic(bad_x, np.zeros(4), unsorted) == -np.inf)
+
+
+@pytest.mark.parametrize("dim", [2, 3, 5])
+def test_lkj_cholesky_matches_numpyro(dim):
+    """On random factors of random correlation matrices, eta from 0.1 to 20 (NumPyro's
+    LKJCholesky under jax.jit: its eager ops compile one by one, for seconds)."""
+    rng = np.random.default_rng(dim)
+    factor = _correlation_factor(rng.normal(0, 2, (8, dim, dim)))
+    eta = np.exp(rng.uniform(np.log(0.1), np.log(20), 8))
+    with jax.enable_x64(True):
+        expected = jax.jit(lambda f, e: npd.LKJCholesky(dim, e).log_prob(f))(factor, eta)
+    np.testing.assert_allclose(_lkj_cholesky(factor, eta), np.asarray(expected), **TOL)
+
+
+def test_lkj_cholesky_support_and_shapes():
+    good = _correlation_factor(np.random.default_rng(1).normal(size=(6, 3, 3)))
+    bad = good.copy()
+    bad[0, 0, 1] = 0.1  # not lower triangular
+    bad[1, 2] *= -1  # a negative diagonal entry
+    bad[2, 1] *= 1.01  # a row not of unit length
+    eta = np.array([1, 1, 1, 0, -1, 2.0])  # eta <= 0 is invalid
+    logp = _lkj_cholesky(bad, eta)
+    assert np.all(logp[:5] == -np.inf)
+    np.testing.assert_allclose(logp[5], _lkj_cholesky(good[5:], eta[5:])[0], **TOL)
+    np.testing.assert_array_equal(_lkj_cholesky(np.ones((2, 1, 1)), np.array([0.5, 3])), 0)
+    with pytest.raises(ShapeError, match=r"lkj_cholesky: value must be square matrices"):
+        d.lkj_cholesky(rt.tensor("L", shape=(2, 3)), 1.0)
+    with pytest.raises(ShapeError, match=r"lkj_cholesky: value must have at least 2 axes"):
+        d.lkj_cholesky(rt.vector("L"), 1.0)
+    with pytest.raises(ShapeError, match=r"ordered_logistic: cutpoints must have at least 1"):
+        d.ordered_logistic(rt.vector("x"), 0.0, rt.scalar("c"))
+    with pytest.raises(ShapeError, match=r"multinomial: p must have at least 1 axis"):
+        d.multinomial(rt.matrix("x"), 3, rt.scalar("p"))
+
+
+def _issue18_twins(*args: Any) -> Any:
+    """The three densities by JAX, NumPyro and the log of a difference of sigmoids (exact
+    enough here: the points' cutpoints are 0.3 apart or more, |eta - c| < 12)."""
+    mn_x, mn_n, mn_p, ol_x, ol_eta, ol_c, lkj_l, lkj_eta = args
+    normalised = mn_p / jnp.sum(mn_p, -1, keepdims=True)
+    counts, n = mn_x.astype(jnp.int64), mn_n.astype(jnp.int64)
+    multinomial = jax.vmap(jst.multinomial.logpmf)(counts, n, normalised)  # row by row
+    ends = jnp.full((*ol_x.shape, 1), jnp.inf)
+    edges = jnp.concatenate([-ends, ol_c, ends], -1)
+    k = ol_x.astype(int)[:, None]
+    upper = jax.nn.sigmoid(ol_eta - jnp.take_along_axis(edges, k, -1)[:, 0])
+    lower = jax.nn.sigmoid(ol_eta - jnp.take_along_axis(edges, k + 1, -1)[:, 0])
+    lkj = npd.LKJCholesky(lkj_l.shape[-1], lkj_eta).log_prob(lkj_l)
+    return jnp.sum(multinomial) + jnp.sum(jnp.log(upper - lower)) + jnp.sum(lkj)
+
+
+def test_issue18_jax_matches_numpy_and_gradients_match_jax_grad():
+    """Values and rk.grad on both backends, against jax.grad of the twins (not of the counts
+    or categories, which have no derivative)."""
+    points = _issue18_points(seed=2)
+    expected = _issue18_fn("numpy", grads=True)(*points)
+    got = _issue18_fn("jax", grads=True)(*points)
+    for g, e in zip(got, expected, strict=True):
+        assert np.all(np.isfinite(e))
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-10, atol=1e-12)
+    with jax.enable_x64(True):
+        twins = jax.jit(jax.grad(_issue18_twins, argnums=(2, 4, 5, 6, 7)))(*points)
+    for i, twin in zip((2, 4, 5, 6, 7), twins, strict=True):
+        np.testing.assert_allclose(expected[3 + i], twin, rtol=1e-9, atol=1e-12, err_msg=i)
+
+
+def test_issue18_gradients_match_finite_differences():
+    points = _issue18_points(seed=3, n=3)
+    verify_grad(lambda p: d.multinomial(points[0], points[1], p), [points[2]])
+    verify_grad(lambda eta, c: d.ordered_logistic(points[3], eta, c), points[4:6])
+    verify_grad(lambda eta: d.lkj_cholesky(points[6], eta), [points[7]])
+    x = np.array([0.0, 0.0, 3.0])  # both sides of the zero inflation
+    verify_grad(
+        lambda psi, rate: d.zero_inflated_poisson(x, psi, rate), [[0.3, 0.9, 0.5], [1e-3, 4.0, 2.0]]
+    )
+    verify_grad(
+        lambda psi, n, p: d.zero_inflated_negative_binomial(x, psi, n, p),
+        [[0.3, 0.9, 0.5], [2.0, 0.5, 3.0], [0.4, 0.9, 0.2]],
+    )
+
+
 # --- JAX and the edges of the support: one graph, compiled once per backend -------------
 
 # name -> (value, *params) points on the edge of the support, and the log-densities there
@@ -381,6 +870,25 @@ EDGES = {
     "halfnormal": (((0, 1),), (0.5 * math.log(2 / math.pi),)),
     "exponential": (((0, 2),), (-math.log(2),)),
     "uniform": (((0, 0, 2), (2, 0, 2)), (-math.log(2), -math.log(2))),
+    "weibull": (((0, 1, 2),), (-math.log(2),)),
+    "chisquare": (((0, 2),), (-math.log(2),)),
+    "pareto": (((2, 3, 2),), (math.log(1.5),)),
+    # infinite bounds (the normal), and lower = loc + 40 scale: log Phi(-40) = -804.6
+    "truncated_normal": (
+        (
+            (0.3, 0, 1, -math.inf, math.inf),
+            (40.5, 0, 1, 40, math.inf),
+            (-40.5, 0, 1, -math.inf, -40),
+        ),
+        (
+            -0.5 * 0.3**2 - 0.5 * math.log(2 * math.pi),
+            -0.5 * 40.5**2 - 0.5 * math.log(2 * math.pi) - float(mpmath.log(mpmath.ncdf(-40))),
+            -0.5 * 40.5**2 - 0.5 * math.log(2 * math.pi) - float(mpmath.log(mpmath.ncdf(-40))),
+        ),
+    ),
+    "negative_binomial": (((0, 2.5, 1),), (0,)),
+    # psi = 1 with P(0) = e^-800 below the smallest float64; psi = 0 (all zeros)
+    "zero_inflated_poisson": (((0, 1, 800), (0, 0, 3)), (-800, 0)),
 }
 
 
@@ -469,6 +977,8 @@ LOG_OF_ZERO = {
     "edge_binomial0": [1],
     "edge_gamma1": [0],
     "edge_beta1": [0],
+    "edge_weibull1": [0],
+    "edge_chisquare1": [0],
 }
 
 
@@ -612,7 +1122,21 @@ def test_float32_multivariate_graphs_stay_float32():
     assert d.dirichlet(x, np.full(3, 1.5, dtype=np.float32)).dtype == "float32"
 
 
-@pytest.mark.parametrize("name", ["normal", "gamma", "student_t", "binomial", "poisson"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "normal",
+        "gamma",
+        "student_t",
+        "binomial",
+        "poisson",
+        "von_mises",
+        "skew_normal",
+        "truncated_normal",
+        "wald",
+        "weibull",
+    ],
+)
 def test_float32_values_match_scipy(name):
     """Discrete values as int64: the result is still float32."""
     case = CASES[name]

@@ -240,3 +240,168 @@ RECORDS += [
         grad=False,
     ),
 ]
+
+
+# --- discrete and multivariate distributions, issue #18 -----------------------------------
+
+
+def _at_least_one(x):
+    return x >= 1
+
+
+def _count_below(n):
+    return lambda x: rt.logical_and(x >= 0, x <= n)
+
+
+def _unit_lower_triangular(x):
+    unit_rows = rt.abs(rt.sum(rt.square(x), axis=-1) - 1) < 1e-9
+    lower = rt.all(rt.equal(rt.triu(x, 1), 0), axis=(-2, -1))
+    return rt.logical_and(rt.all(unit_rows, axis=-1), lower)
+
+
+PROB = (0.1, 1.0)
+
+RECORDS += [
+    _record(
+        "negative_binomial", rv.NegativeBinomialRV, rr.negative_binomial, _nonnegative, [POS, PROB]
+    ),
+    _record("geometric", rv.GeometricRV, rr.geometric, _at_least_one, [PROB]),
+    _record(
+        "zero_inflated_poisson",
+        rv.ZeroInflatedPoissonRV,
+        rr.zero_inflated_poisson,
+        _nonnegative,
+        [(0.0, 1.0), (0.0, 20.0)],
+    ),
+    _record(
+        "zero_inflated_negative_binomial",
+        rv.ZeroInflatedNegativeBinomialRV,
+        rr.zero_inflated_negative_binomial,
+        _nonnegative,
+        [(0.0, 1.0), POS, PROB],
+    ),
+    OpRecord(
+        name="beta_binomial",
+        ops=(rv.BetaBinomialRV,),
+        build=lambda key, n, a, b: _shape_and_support(
+            rr.beta_binomial, _count_below(rt.cast(n, "int64"))
+        )(key, rt.cast(n, "int64"), a, b),
+        reference=_expected(),
+        draw=_draw((0.0, 30.0), POS, POS),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="discrete_uniform",
+        ops=(rv.DiscreteUniformRV,),
+        build=lambda key, low, width: _shape_and_support(
+            rr.discrete_uniform,
+            lambda x: rt.logical_and(x >= rt.floor(low), x <= rt.floor(low) + rt.floor(width)),
+        )(key, rt.cast(rt.floor(low), "int64"), rt.cast(rt.floor(low) + rt.floor(width), "int64")),
+        reference=_expected(),
+        draw=_draw((-10.0, 10.0), (0.0, 20.0)),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="multinomial",
+        ops=(rv.MultinomialRV,),
+        build=lambda key, n, p: _shape_and_support(
+            rr.multinomial,
+            lambda x: rt.logical_and(
+                rt.all(x >= 0), rt.all(rt.equal(rt.sum(x, axis=-1), rt.cast(n, "int64")))
+            ),
+        )(key, rt.cast(n, "int64"), p),
+        reference=_expected(lambda n, p: p.shape[-1:], ndims=(0, 1)),
+        draw=_draw((0.0, 30.0), (0.05, 1.0), core=[(), (4,)]),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="ordered_logistic",
+        ops=(rv.OrderedLogisticRV,),
+        build=lambda key, eta, c: _shape_and_support(
+            rr.ordered_logistic, lambda x: rt.logical_and(x >= 0, x <= 3)
+        )(key, eta, rt.sort(c, axis=-1)),
+        reference=_expected(ndims=(0, 1)),
+        draw=_draw(REAL, REAL, core=[(), (3,)]),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="lkj_cholesky",
+        ops=(rv.LKJCholeskyRV,),
+        build=_shape_and_support(
+            lambda key, eta, size=None: rr.lkj_cholesky(key, 3, eta, size=size),
+            _unit_lower_triangular,
+        ),
+        reference=_expected(lambda eta: (3, 3)),
+        draw=_draw((0.3, 5.0)),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+]
+
+
+# --- continuous distributions, issue #18 ----------------------------------------------------
+
+
+def _at_least(bound):
+    return lambda x: x >= bound
+
+
+def _within_pi_of(mu):
+    # mu + angle, |angle| <= pi: room for the rounding of the sum
+    return lambda x: rt.abs(x - mu) <= np.pi + 1e-9
+
+
+RECORDS += [
+    _record("laplace", rv.LaplaceRV, rr.laplace, _real, [REAL, POS]),
+    _record("logistic", rv.LogisticRV, rr.logistic, _real, [REAL, POS]),
+    _record("gumbel", rv.GumbelRV, rr.gumbel, _real, [REAL, POS]),
+    _record("weibull", rv.WeibullRV, rr.weibull, _nonnegative, [POS, POS]),
+    _record("chisquare", rv.ChiSquareRV, rr.chisquare, _nonnegative, [POS]),
+    _record("skew_normal", rv.SkewNormalRV, rr.skew_normal, _real, [REAL, REAL, POS]),
+    _record("wald", rv.WaldRV, rr.wald, _positive, [POS, POS]),
+    _record("half_student_t", rv.HalfStudentTRV, rr.half_student_t, _nonnegative, [POS, POS]),
+    OpRecord(
+        name="pareto",
+        ops=(rv.ParetoRV,),
+        build=lambda key, b, scale: _shape_and_support(rr.pareto, _at_least(scale))(key, b, scale),
+        reference=_expected(),
+        draw=_draw(POS, POS),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        name="von_mises",
+        ops=(rv.VonMisesRV,),
+        build=lambda key, mu, kappa: _shape_and_support(rr.von_mises, _within_pi_of(mu))(
+            key, mu, kappa
+        ),
+        reference=_expected(),
+        draw=_draw(REAL, POS),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+    OpRecord(
+        # the upper bound lower + scale: four broadcast parameters from three drawn shapes
+        name="truncated_normal",
+        ops=(rv.TruncatedNormalRV,),
+        build=lambda key, loc, scale, lower: _shape_and_support(
+            rr.truncated_normal, lambda x: rt.logical_and(x >= lower, x <= lower + scale)
+        )(key, loc, scale, lower, lower + scale),
+        reference=_expected(),
+        draw=_draw(REAL, POS, REAL),
+        dtypes=("float64",),
+        static_shapes=True,
+        grad=False,
+    ),
+]

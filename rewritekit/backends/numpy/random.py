@@ -47,6 +47,97 @@ def _dirichlet(g: np.random.Generator, shape: tuple[int, ...], alpha: Any) -> An
     return weights / np.sum(weights, axis=-1, keepdims=True)
 
 
+# --- continuous distributions, issue #18 ----------------------------------------------------
+
+
+def truncated_normal_quantile(
+    xp: Any, log_ndtr: Callable[..., Any], ndtri_exp: Callable[..., Any], u: Any, a: Any, b: Any
+) -> Any:
+    """The quantile ``u`` in (0, 1] of the standard normal truncated to [a, b], over ``xp``.
+
+    Inverse CDF in log space, exact in the far tails (a = 40 draws just above 40): an
+    interval mostly above 0 is mirrored below it, where Phi(lo) <= Phi(hi) hold their
+    relative precision as logs; then log(Phi(lo) + u (Phi(hi) - Phi(lo))) =
+    log Phi(hi) + log(u + (1 - u) Phi(lo) / Phi(hi)), and ``ndtri_exp`` inverts log Phi.
+    """
+    flip = a + b > 0  # False for a = -inf, b = inf (NaN)
+    lo, hi = xp.where(flip, -b, a), xp.where(flip, -a, b)
+    log_lo, log_hi = log_ndtr(lo), log_ndtr(hi)
+    z = ndtri_exp(log_hi + xp.log(u + (1 - u) * xp.exp(log_lo - log_hi)))
+    z = xp.clip(z, lo, hi)  # rounding: a quantile stays in its interval
+    return xp.where(flip, -z, z)
+
+
+def _truncated_normal(
+    g: np.random.Generator, s: tuple[int, ...], loc: Any, scale: Any, lower: Any, upper: Any
+) -> Any:
+    u = 1 - g.random(s)  # (0, 1]: u = 0 would be log(0) for an unbounded lower end
+    a, b = (lower - loc) / scale, (upper - loc) / scale
+    z = truncated_normal_quantile(np, special.log_ndtr, special.ndtri_exp, u, a, b)
+    x = np.clip(loc + scale * z, lower, upper)
+    return np.where((lower < upper) & (scale > 0), x, np.nan)  # as JAX: no exception
+
+
+def skew_normal_standard(xp: Any, a: Any, z0: Any, z1: Any) -> Any:
+    """delta |z0| + sqrt(1 - delta^2) z1 with delta = a / sqrt(1 + a^2), over ``xp``: for
+    independent standard normals z0, z1 exactly SkewNormal(a) (Azzalini, 1985); the
+    sqrt(1 + a^2) as hypot(1, a) stays finite for any a."""
+    root = xp.hypot(1.0, a)
+    return (a / root) * xp.abs(z0) + z1 / root
+
+
+# --- discrete and multivariate distributions, issue #18 ------------------------------------
+
+
+def _negative_binomial(g: np.random.Generator, s: tuple[int, ...], n: Any, p: Any) -> Any:
+    # gamma-Poisson, as JAX's side: NumPy's negative_binomial rejects p = 1 (a sure 0)
+    rate = g.standard_gamma(np.broadcast_to(n, s)) * ((1 - p) / p)
+    return g.poisson(rate, s)
+
+
+def _multinomial(g: np.random.Generator, s: tuple[int, ...], n: Any, p: Any) -> Any:
+    p = np.broadcast_to(p / np.sum(p, axis=-1, keepdims=True), s + p.shape[-1:])
+    return g.multinomial(np.broadcast_to(n, s).astype(np.int64), p)
+
+
+def _ordered_logistic(g: np.random.Generator, s: tuple[int, ...], eta: Any, c: Any) -> Any:
+    latent = eta + g.logistic(0.0, 1.0, s)
+    return np.sum(c < latent[..., None], axis=-1)
+
+
+def onion_cholesky(xp: Any, eta: Any, n: int, log_beta: Any, normal: Any) -> Any:
+    """The onion method (Lewandowski, Kurowicka and Joe, 2009, section 3.2), over ``xp``:
+    row i of L is sqrt(y_i) u_i, then sqrt(1 - y_i) on the diagonal, with u_i uniform on
+    the unit sphere of R^i and y_i ~ Beta(i / 2, eta + (n - 2) / 2 - (i - 1) / 2).
+
+    ``log_beta(a, b)`` draws ``(log y, log(1 - y))`` for y ~ Beta(a, b), of the shape of
+    ``a`` and ``b`` (batch + (n - 1,)); ``normal(shape)`` draws standard normals; ``eta``
+    has the batch shape.
+    """
+    i = np.arange(1, n, dtype=eta.dtype)  # the constants in eta's dtype (JAX casts no wider)
+    a = xp.broadcast_to(i / 2, (*eta.shape, n - 1))
+    log_y, log_rest = log_beta(a, eta[..., None] + (n - 1 - i) / 2)
+    z = xp.tril(normal((*eta.shape, n, n)), -1)[..., 1:, :]
+    u = z / xp.sqrt(xp.sum(z * z, axis=-1, keepdims=True))
+    eye = np.eye(n, dtype=eta.dtype)
+    first = xp.broadcast_to(eye[:1], (*eta.shape, 1, n))
+    rows = xp.exp(log_y / 2)[..., None] * u + xp.exp(log_rest / 2)[..., None] * eye[1:]
+    return xp.concatenate([first, rows], axis=-2)
+
+
+def _lkj_cholesky(n: int) -> Callable[..., Any]:
+    def sample(g: np.random.Generator, s: tuple[int, ...], eta: Any) -> Any:
+        eta = np.broadcast_to(eta, s).astype(np.float64)  # NumPy draws Beta in float64
+
+        def log_beta(a: Any, b: Any) -> tuple[Any, Any]:
+            y = g.beta(a, b)
+            return np.log(y), np.log1p(-y)
+
+        return onion_cholesky(np, eta, n, log_beta, g.standard_normal)
+
+    return sample
+
+
 # (generator, batch shape, *params) -> draws of that batch shape (plus core axes)
 SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.NormalRV: lambda g, s, loc, scale: g.normal(loc, scale, s),
@@ -67,11 +158,38 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.CategoricalRV: _categorical,
     rv.MultivariateNormalRV: _multivariate_normal,
     rv.DirichletRV: _dirichlet,
+    rv.LaplaceRV: lambda g, s, loc, scale: g.laplace(loc, scale, s),
+    rv.LogisticRV: lambda g, s, loc, scale: g.logistic(loc, scale, s),
+    rv.GumbelRV: lambda g, s, loc, scale: g.gumbel(loc, scale, s),
+    rv.WeibullRV: lambda g, s, c, scale: scale * g.weibull(c, s),
+    # P(exp(E / b) > x) = P(E > b log x) = x^-b on x >= 1
+    rv.ParetoRV: lambda g, s, b, scale: scale * np.exp(g.standard_exponential(s) / b),
+    rv.ChiSquareRV: lambda g, s, df: g.chisquare(df, s),
+    rv.TruncatedNormalRV: _truncated_normal,
+    # NumPy's draws lie in [-pi, pi] around 0; SciPy's support is [mu - pi, mu + pi]
+    rv.VonMisesRV: lambda g, s, mu, kappa: mu + g.vonmises(0.0, kappa, s),
+    rv.SkewNormalRV: lambda g, s, a, loc, scale: (
+        loc + scale * skew_normal_standard(np, a, g.standard_normal(s), g.standard_normal(s))
+    ),
+    rv.WaldRV: lambda g, s, mean, scale: g.wald(mean, scale, s),
+    rv.HalfStudentTRV: lambda g, s, nu, scale: scale * np.abs(g.standard_t(nu, s)),
+    rv.NegativeBinomialRV: _negative_binomial,
+    rv.GeometricRV: lambda g, s, p: g.geometric(p, s),
+    rv.BetaBinomialRV: lambda g, s, n, a, b: g.binomial(n, g.beta(a, b, s)),
+    rv.DiscreteUniformRV: lambda g, s, lower, upper: g.integers(
+        lower.astype(np.int64), upper.astype(np.int64), s, endpoint=True
+    ),
+    rv.ZeroInflatedPoissonRV: lambda g, s, psi, rate: (g.random(s) < psi) * g.poisson(rate, s),
+    rv.ZeroInflatedNegativeBinomialRV: lambda g, s, psi, n, p: (
+        (g.random(s) < psi) * _negative_binomial(g, s, n, p)
+    ),
+    rv.MultinomialRV: _multinomial,
+    rv.OrderedLogisticRV: _ordered_logistic,
 }
 
 
 def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
-    sample = SAMPLERS[type(op)]
+    sample = _lkj_cholesky(op.n) if isinstance(op, rv.LKJCholeskyRV) else SAMPLERS[type(op)]
     dtype = np.dtype(op.dtype)
 
     def run(key: Any, size: Any, *params: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +202,7 @@ def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
     return run
 
 
-for _cls in SAMPLERS:
+for _cls in [*SAMPLERS, rv.LKJCholeskyRV]:
     numpy_funcify.register(_cls, _implement)
 
 
