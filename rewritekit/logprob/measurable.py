@@ -9,7 +9,20 @@
 - ``log_density(exp(a), v) = log_density(a, log v) - log v``: a log-normal-like variable;
 - ``log_density(c + a, v) = log_density(a, v - c)`` and ``a - c``, ``c - a``: shifts;
 - ``log_density(c * a, v) = log_density(a, v / c) - log|c|`` and ``a / c``: scalings;
-- ``log_density(-a, v) = log_density(a, -v)``: negation.
+- ``log_density(-a, v) = log_density(a, -v)``: negation;
+- censoring: ``clip(x, lo, hi)``, ``maximum(x, c)``, ``minimum(x, c)`` of a draw ``x`` with
+  bounds that hold no draw: ``log P(X <= lo)`` at ``lo``, ``log P(X >= hi)`` at ``hi`` (for a
+  discrete ``x``, ``log P(X > hi - 1)``), ``x``'s density between, ``-inf`` outside
+  (``rewritekit.logprob.cdfs``);
+- truncation: ``truncate(x, lower, upper)`` (``rewritekit.logprob.truncation``);
+- mixtures: ``where(z, a1, a0)``, ``stack([a_0, ...])[z]`` (scalars) and
+  ``stack([a_0, ...])[z, arange(n)]`` (vectors), with ``z`` an unvalued Bernoulli or
+  categorical draw: ``logsumexp_k(log P(z = k) + log_density(a_k, v))`` elementwise. The
+  components may be images of draws. Every element must stand for its own ``z`` and its
+  own component elements (no component or ``z`` broadcast to more elements: then the
+  elements are dependent and no rule fires); ``z``'s parameters must hold no unvalued
+  draw, and no component may read ``z``. A ``z`` that holds no draw (given a value by
+  ``joint_logprob``) selects the component's density instead.
 
 Each inversion carries its change-of-variables Jacobian (none for discrete ``a``, whose
 probabilities a bijection keeps). ``c`` must not depend on a random draw (``a``'s own or
@@ -27,15 +40,18 @@ from typing import Any
 import numpy as np
 
 import rewritekit.tensor as rt
-from rewritekit.ir import Op, TensorType, Var, as_var
+from rewritekit.ir import Constant, Op, TensorType, Var, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.ir.types import result_dtype
-from rewritekit.logprob import densities
+from rewritekit.logprob import densities, truncation
 from rewritekit.random import is_draw
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
+from rewritekit.tensor.joining import Concatenate
+from rewritekit.tensor.layout import ExpandDims
 from rewritekit.tensor.random import RandomVariable
 from rewritekit.tensor.special import Sigmoid
+from rewritekit.tensor.subtensor import ARRAY, SCALAR, Subtensor
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
 
@@ -111,13 +127,16 @@ def _density(b: Bindings) -> Var | None:
     """the density of a random variable's draw (rewritekit.logprob.densities)"""
     if not is_random(b.a):
         return None
-    node = b.a.owner
+    return _as_type_of(_draw_density(b.a, b.v), b.term)
+
+
+def _draw_density(draw: Var, value: Any) -> Var:
+    node = draw.owner
     name, params = node.op.name, node.inputs[2:]
     p = params[0]
     if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Sigmoid):
         name, params = "bernoulli_logit", p.owner.inputs  # exact where sigmoid(z) rounds to 1
-    density = getattr(densities, name)(b.v, *params)
-    return _as_type_of(density, b.term)
+    return getattr(densities, name)(value, *params)
 
 
 def _as_type_of(graph: Var, term: Var) -> Var:
@@ -133,19 +152,24 @@ def _parameter(b: Bindings) -> Var | None:
     shape there, which raises if it does not fit. Against a length of ``a`` that is also
     unknown, there is nothing to check it against, and it is taken as it is.
     """
-    if b.c.ndim > b.a.ndim or draws_in(b.c):
+    return _fitted(b.c, b.a)
+
+
+def _fitted(c: Var, a: Var) -> Var | None:
+    """``c`` as a parameter of ``a``'s image (``_parameter``), or None."""
+    if c.ndim > a.ndim or draws_in(c):
         return None
-    tail = b.a.type.shape[b.a.ndim - b.c.ndim :]
-    pairs = list(zip(b.c.type.shape, tail, strict=True))
+    tail = a.type.shape[a.ndim - c.ndim :]
+    pairs = list(zip(c.type.shape, tail, strict=True))
     if not all(d == 1 or d == e or d is None for d, e in pairs):
         return None
     if not any(d is None and e is not None for d, e in pairs):
-        return b.c
-    lengths = rt.shape(b.c)  # c's own lengths, where a's are unknown too
+        return c
+    lengths = rt.shape(c)  # c's own lengths, where a's are unknown too
     target = tuple(
         e if e is not None else d if d is not None else lengths[i] for i, (d, e) in enumerate(pairs)
     )
-    return rt.broadcast_to(b.c, target)
+    return rt.broadcast_to(c, target)
 
 
 def _continuous(b: Bindings) -> bool:
@@ -196,12 +220,223 @@ def _negate(b: Bindings) -> Var:
     return log_density(b.a, -b.v)
 
 
+# --- censoring: clip, maximum and minimum of a draw --------------------------------------
+
+lo, hi = lvar("lo"), lvar("hi")
+
+
+def _censored(b: Bindings) -> Var | None:
+    """log P(X <= lo) at lo, log P(X >= hi) at hi, log_density(a, v) between, -inf outside"""
+    return _censor(b, b.lo, b.hi)
+
+
+def _censored_below(b: Bindings) -> Var | None:
+    """log P(X <= c) at c, log_density(a, v) above, -inf below"""
+    return _censor(b, b.c, None)
+
+
+def _censored_above(b: Bindings) -> Var | None:
+    """log P(X >= c) at c, log_density(a, v) below, -inf above"""
+    return _censor(b, None, b.c)
+
+
+def _censor(b: Bindings, lower: Var | None, upper: Var | None) -> Var | None:
+    """The censored density of the draw ``b.a`` (aeppl's and PyMC's ``Censored``): the mass
+    beyond each bound sits on the bound. A discrete draw's mass at ``upper`` is
+    P(X > ceil(upper) - 1). Bounds must be parameters (``_fitted``)."""
+    x, v = b.a, b.v
+    if not is_random(x) or x.owner.op.ndim_supp:
+        return None
+    fitted = [None if c is None else _fitted(c, x) for c in (lower, upper)]
+    if any(f is None and c is not None for f, c in zip(fitted, (lower, upper), strict=True)):
+        return None
+    lower, upper = fitted
+    logp = log_density(x, v)
+    if upper is not None:
+        edge = upper if _continuous(b) else _ceil(upper) - 1
+        at_upper = _nan_to_ninf(truncation.log_cdfs(x, edge)[1])
+        logp = rt.where(rt.equal(v, upper), at_upper, rt.where(v > upper, -np.inf, logp))
+    if lower is not None:
+        at_lower = _nan_to_ninf(truncation.log_cdfs(x, lower)[0])
+        logp = rt.where(rt.equal(v, lower), at_lower, rt.where(v < lower, -np.inf, logp))
+    return _as_type_of(logp, b.term)
+
+
+def _ceil(c: Var) -> Var:
+    return rt.ceil(c) if c.type.kind == "f" else c
+
+
+def _nan_to_ninf(logp: Var) -> Var:
+    """-inf where a probability is NaN (invalid parameters): a term of a sum, as densities"""
+    return rt.where(rt.isnan(logp), -np.inf, logp)
+
+
+# --- truncation (rewritekit.logprob.truncation) ------------------------------------------
+
+
+def _truncated(b: Bindings) -> Var | None:
+    """log_density(x, v) - log P(lower <= X <= upper) inside the bounds, -inf outside"""
+    found = truncation.parts(b.a)
+    if found is None:
+        return None
+    x, lower, upper = found
+    mass = truncation.log_mass(x, lower, upper)
+    inside = rt.logical_and(rt.logical_and(b.v >= lower, b.v <= upper), mass > -np.inf)
+    return _as_type_of(rt.where(inside, log_density(x, b.v) - mass, -np.inf), b.term)
+
+
+# --- mixtures: a draw chosen by an unvalued discrete draw --------------------------------
+
+z, a0, a1 = lvar("z"), lvar("a0"), lvar("a1")
+_INDICES = {"bernoulli": 2, "bernoulli_logit": 2, "categorical": None}  # None: p's length
+
+
+def _switch(b: Bindings) -> Var | None:
+    """logaddexp over k of log P(z = k) + log_density(a_k, v) (a z with no draw: a choice)
+
+    For a Bernoulli draw ``z``; a ``z`` that holds no draw (a value, a parameter) selects:
+    ``where(z, log_density(a1, v), log_density(a0, v))``.
+    """
+    chosen = b.term.owner.inputs[0]
+    if truncation.parts(chosen) is not None:
+        return None
+    return _choice(b, b.z, [b.a0, b.a1], chosen, lambda logps: rt.where(b.z, *logps[::-1]))
+
+
+def _indexed(b: Bindings) -> Var | None:
+    """logsumexp over k of log P(z = k) + log_density(a_k, v), for stack(a_k)[z]
+
+    ``stack([a_0, ...])[z]`` with scalars, or ``stack([a_0, ...])[z, arange(n)]`` with
+    vectors of length n; ``z`` a categorical (or Bernoulli, two components) draw. A ``z``
+    that holds no draw picks by the same index from the stacked log-densities.
+    """
+    found = _stacked_choice(b.a)
+    if found is None:
+        return None
+    index, rest, comps = found
+    op = b.a.owner.op
+    return _choice(b, index, comps, b.a, lambda logps: op(rt.stack(logps), index, *rest))
+
+
+def _choice(b: Bindings, index: Var, comps: list[Var], chosen: Var, select: Any) -> Var | None:
+    """The density of ``chosen``, the element of ``comps`` that ``index`` picks: a mixture
+    over an unvalued bounded discrete draw, or a selection by a known ``index``. Every
+    component (and a drawn index) must stand one to one with ``chosen``'s elements."""
+    if not _elementwise(comps, chosen):
+        return None
+    if not is_random(index):
+        if draws_in(index):
+            return None
+        return _as_type_of(select([log_density(c, b.v) for c in comps]), b.term)
+    weights = _mixture_weights(index, comps, chosen)
+    if weights is None:
+        return None
+    terms = [w + log_density(c, b.v) for w, c in zip(weights, comps, strict=True)]
+    mixed = rt.logaddexp(*terms) if len(terms) == 2 else rt.logsumexp(rt.stack(terms), axis=0)
+    return _as_type_of(mixed, b.term)
+
+
+def _mixture_weights(index: Var, comps: list[Var], chosen: Var) -> list[Var] | None:
+    """log P(index = k) per component, or None where ``index`` is not a bernoulli or a
+    categorical over exactly the components, is not one to one with ``chosen``, has
+    parameters holding other draws, or is read by a component."""
+    op, params = index.owner.op, index.owner.inputs[2:]
+    if op.name not in _INDICES or not _elementwise([index], chosen):
+        return None
+    count = _INDICES[op.name] or params[0].type.shape[-1]
+    if count != len(comps) or any(draws_in(p) for p in params):
+        return None
+    if any(_reads(c, index) for c in comps):
+        return None
+    return [_draw_density(index, k) for k in range(len(comps))]
+
+
+def _elementwise(parts: list[Var], whole: Var) -> bool:
+    """True when each of ``parts`` has ``whole``'s rank and is not broadcast to more
+    elements in it (a length 1 against another); lengths known only at run time are
+    taken as they are."""
+    return all(
+        part.ndim == whole.ndim
+        and not any(
+            d == 1 and e != 1 for d, e in zip(part.type.shape, whole.type.shape, strict=True)
+        )
+        for part in parts
+    )
+
+
+def _stacked_choice(var: Var) -> tuple[Var, list[Var], list[Var]] | None:
+    """``(index, other index parts, components)`` for ``stack(components)[index]`` with
+    scalar components and index, or ``stack(components)[index, arange(n)]`` with vectors
+    of length n; else None."""
+    node = var.owner
+    if node is None or not isinstance(node.op, Subtensor):
+        return None
+    comps = _stacked(node.inputs[0])
+    index, rest = node.inputs[1], list(node.inputs[2:])
+    if comps is None or index.ndim != comps[0].ndim:
+        return None
+    if node.op.index == (SCALAR,) and index.ndim == 0:
+        return index, rest, comps
+    if node.op.index == (ARRAY, ARRAY) and index.ndim == 1 and _is_iota(rest[0], comps):
+        return index, rest, comps
+    return None
+
+
+def _stacked(var: Var) -> list[Var] | None:
+    """The inputs of ``stack(inputs)`` (axis 0), else None."""
+    node = var.owner
+    if node is None or not isinstance(node.op, Concatenate) or node.op.axis != 0:
+        return None
+    parts = [p.owner for p in node.inputs]
+    if not all(p is not None and isinstance(p.op, ExpandDims) and p.op.axes == (0,) for p in parts):
+        return None
+    return [p.inputs[0] for p in parts]
+
+
+def _is_iota(var: Var, comps: list[Var]) -> bool:
+    """True when ``var`` is the constant ``arange(n)``, n the components' static length."""
+    n = comps[0].type.shape[0]
+    return (
+        isinstance(var, Constant)
+        and n is not None
+        and np.array_equal(var.data, np.arange(n))
+        and all(c.type.shape[0] in (n, None) for c in comps)
+    )
+
+
+def _reads(var: Var, target: Var) -> bool:
+    """True when ``var`` is computed from the draw ``target``, through other draws'
+    parameters too (not their keys, which carry no value). A draw of ``target``'s
+    distribution with its size and parameters counts as ``target`` whatever its key:
+    ``logprob`` gives the draws it sees a stand-in key, not those behind other draws."""
+    seen, stack = {var}, [var]
+    op, rest = target.owner.op, target.owner.inputs[1:]
+    while stack:
+        current = stack.pop()
+        owner = current.owner
+        if owner is None:
+            continue
+        if is_random(current) and owner.op == op and _same(owner.inputs[1:], rest):
+            return True
+        inputs = owner.inputs[2:] if isinstance(owner.op, RandomVariable) else owner.inputs
+        for inp in inputs:
+            if inp not in seen:
+                seen.add(inp)
+                stack.append(inp)
+    return False
+
+
+def _same(xs: tuple[Var, ...], ys: tuple[Var, ...]) -> bool:
+    return len(xs) == len(ys) and all(x is y for x, y in zip(xs, ys, strict=True))
+
+
 _plus = _shift("log_density(a, v - c)", lambda v, c: v - c)
 _minus = _shift("log_density(a, v + c)", lambda v, c: v + c)
 _from = _shift("log_density(a, c - v)", lambda v, c: c - v)
 
 rules = RuleSet(
     [
+        rule(log_density(a, v), _truncated, name="truncated"),
         rule(log_density(a, v), _density, name="random_variable_density"),
         rule(log_density(rt.exp(a), v), _exp, name="exp_of_random"),
         rule(log_density(c + a, v), _plus, name="shift_of_random"),
@@ -210,6 +445,11 @@ rules = RuleSet(
         rule(log_density(c * a, v), _scale, name="scale_of_random"),
         rule(log_density(a / c, v), _divide, name="random_over"),
         rule(log_density(-a, v), _negate, name="negated_random"),
+        rule(log_density(rt.clip(a, lo, hi), v), _censored, name="censored"),
+        rule(log_density(rt.maximum(a, c), v), _censored_below, name="censored_below"),
+        rule(log_density(rt.minimum(a, c), v), _censored_above, name="censored_above"),
+        rule(log_density(rt.where(z, a1, a0), v), _switch, name="switch_mixture"),
+        rule(log_density(a, v), _indexed, name="indexed_mixture"),
     ],
     name="logprob",
     tags={"logprob"},
