@@ -1,13 +1,30 @@
-"""``logprob`` and ``joint_logprob``: from a model graph to its log-density graph."""
+"""``logprob`` and ``joint_logprob``: from a model graph to its log-density graph.
+
+``joint_logprob`` also sums out the bounded discrete draws that have no value (by
+enumeration, one element at a time: ``logprob_terms``) and adds ``potential`` terms.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from rewritekit.errors import GraphTypeError, ShapeError
-from rewritekit.ir import Var, as_var, replace, short_name, toposort
-from rewritekit.logprob import loops, measurable, transforms
+import numpy as np
+
+import rewritekit.tensor as rt
+from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
+from rewritekit.ir import Constant, Var, as_var, replace, short_name
+from rewritekit.logprob import loops, measurable, transforms, truncation
+from rewritekit.logprob.marginal import (
+    MAX_SUPPORT,
+    Term,
+    describe,
+    in_graph_order,
+    shared_latents,
+    sum_out_latents,
+)
 from rewritekit.logprob.measurable import (
     LogDensity,
     draws_in,
@@ -20,7 +37,15 @@ from rewritekit.rules import as_ruleset, rewrite
 from rewritekit.tensor import random as rv
 from rewritekit.tensor.reduction import sum as _sum
 
-__all__ = ["default_transform", "joint_logprob", "logprob", "logprob_terms"]
+__all__ = [
+    "MAX_SUPPORT",
+    "Potential",
+    "default_transform",
+    "joint_logprob",
+    "logprob",
+    "logprob_terms",
+    "potential",
+]
 
 _LOG = (
     rv.HalfNormalRV,
@@ -29,6 +54,10 @@ _LOG = (
     rv.GammaRV,
     rv.InverseGammaRV,
     rv.LogNormalRV,
+    rv.WeibullRV,
+    rv.ChiSquareRV,
+    rv.WaldRV,
+    rv.HalfStudentTRV,
 )
 
 
@@ -36,9 +65,14 @@ def default_transform(x: Var) -> Transform | None:
     """The transform that maps ``x``'s support onto unconstrained reals, or None.
 
     ``log`` for positive distributions (halfnormal, halfcauchy, exponential, gamma,
-    inverse_gamma, lognormal), ``logodds`` for beta, ``interval(low, high)`` for uniform
-    (its own parameters), ``simplex`` for dirichlet; None for the rest (real-valued and
-    discrete ones, and variables that are not a random variable's draw). A stacked output
+    inverse_gamma, lognormal, weibull, chisquare, wald, half_student_t), ``logodds`` for
+    beta, ``interval(low, high)`` for uniform (its own parameters), ``lower_bound(scale)``
+    for pareto, ``interval(mu - pi, mu + pi)`` for von_mises, ``simplex`` for dirichlet,
+    ``cholesky_corr`` for lkj_cholesky; for truncated_normal and a continuous
+    ``truncate(x, lower, upper)``, ``interval``, ``lower_bound`` or ``upper_bound`` as the
+    bounds are finite (a constant infinity is infinite; a symbolic bound is taken as
+    finite); None for the rest (real-valued and discrete ones, and variables that are not
+    a random variable's draw). A stacked output
     of a scan gets the transform of the draw it stacks, where that computes nothing from
     the loop (an ``interval`` whose bounds the body computes gets None).
 
@@ -49,6 +83,10 @@ def default_transform(x: Var) -> Transform | None:
     """
     if loops.is_scan_output(x):
         return loops.step_transform(x, default_transform)
+    found = truncation.parts(x)
+    if found is not None:
+        base, lower, upper = found
+        return _bounded(lower, upper) if base.type.kind == "f" else None
     if not is_random(x):
         return None
     op, params = x.owner.op, x.owner.inputs[2:]
@@ -60,7 +98,30 @@ def default_transform(x: Var) -> Transform | None:
         return transforms.interval(*params)
     if isinstance(op, rv.DirichletRV):
         return transforms.simplex
+    if isinstance(op, rv.ParetoRV):
+        return transforms.lower_bound(params[1])
+    if isinstance(op, rv.TruncatedNormalRV):
+        return _bounded(params[2], params[3])
+    if isinstance(op, rv.VonMisesRV):
+        return transforms.interval(params[0] - math.pi, params[0] + math.pi)
+    if isinstance(op, rv.LKJCholeskyRV):
+        return transforms.cholesky_corr
     return None
+
+
+def _bounded(lower: Var, upper: Var) -> Transform | None:
+    """``interval``, ``lower_bound`` or ``upper_bound`` for the bounds that are finite: a
+    bound counts as infinite where it is a constant holding an infinity."""
+    low, high = (not _infinite(b) for b in (lower, upper))
+    if low and high:
+        return transforms.interval(lower, upper)
+    if low or high:
+        return transforms.lower_bound(lower) if low else transforms.upper_bound(upper)
+    return None
+
+
+def _infinite(bound: Var) -> bool:
+    return isinstance(bound, Constant) and bool(np.any(np.isinf(bound.data)))
 
 
 def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
@@ -94,7 +155,7 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
     if value.ndim != x.ndim:
         raise ShapeError(
             f"logprob: the value {short_name(value)} ({value.type}) must have the rank of "
-            f"{_describe(x)} ({x.type})"
+            f"{describe(x)} ({x.type})"
         )
     if loops.is_scan_output(x):
         return loops.scan_logprob(x, value, {}, _step_logprob(rules))
@@ -107,17 +168,23 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
     ]
     if left:
         raise GraphTypeError(
-            f"logprob: found no log-density for {_describe(left[0].owner.inputs[0])}: it "
+            f"logprob: found no log-density for {describe(left[0].owner.inputs[0])}: it "
             "is not a random variable's draw, nor exp, a shift, scaling or negation of one "
-            "(by parameters that hold no other random draw)"
+            "(by parameters that hold no other random draw), nor a censored one (clip, "
+            "maximum, minimum with bounds that hold no draw), a truncated one "
+            "(rl.truncate), or a mixture (a draw indexed by a Bernoulli or categorical draw)"
         )
     return found
 
 
 def logprob_terms(
-    values: Mapping[Var, Any], *, transforms: Any = None, rules: Any = None
+    values: Mapping[Var, Any],
+    *,
+    transforms: Any = None,
+    rules: Any = None,
+    potentials: Sequence[Potential] = (),
 ) -> dict[str, Var]:
-    """One log-density term per random quantity, each summed to a scalar.
+    """One log-density term per random quantity and per potential, each summed to a scalar.
 
     Each random quantity ``x`` (a key of ``values``) is replaced by its value variable
     wherever it appears (``replace``; the model graph itself is unchanged and still draws),
@@ -127,45 +194,77 @@ def logprob_terms(
     series): its term is a scan of the per-step densities, conditioned on the values of
     the earlier steps and of the scan's other valued outputs (``rewritekit.logprob.loops``).
 
+    A bounded discrete draw ``z`` (bernoulli, categorical, discrete_uniform, binomial with a
+    constant ``n``; at most ``MAX_SUPPORT`` values) that has no value but that terms depend
+    on is summed out: the terms that read ``z`` and ``log P(z)`` are computed at each value
+    ``k`` of the support, and their ``logsumexp`` over ``k`` replaces them, one element of
+    ``z`` at a time (each element of a term must read one element of ``z``, at the same
+    position: ``y[i] ~ Normal(mu[z[i]], s)``, or a ``z`` with one element). The merged
+    term is named after the terms it replaces, joined by ``+`` (``"y"``, ``"y1+y2"``).
+
     Args:
         values: ``{x: value}``; a value is a Var or an array (observed data). With a
             transform, the value variable is on the unconstrained scale.
         transforms: None (none), ``"default"`` (``default_transform`` of each ``x``), or a
             dict ``{x: Transform or None}`` (missing entries get none).
         rules: extra inversion rules, as in ``logprob``.
+        potentials: ``potential(name, term)`` objects: user terms added to the density,
+            their random quantities replaced by their values like every other term's.
 
     Returns:
         ``{name: term}`` in the order of ``values``, named after the value variable (an
-        unnamed value, such as observed data, is ``"value_<position>"``).
+        unnamed value, such as observed data, is ``"value_<position>"``), then the
+        potentials by name.
 
     Raises:
-        GraphTypeError: a term depends on a random draw that has no value, a key is not a
-            random quantity, one value variable is given for two random quantities, or
-            two value variables share a name.
+        GraphTypeError: a term depends on a random draw that has no value and is not summed
+            out, or whose terms do not factor over its elements; a key is not a random
+            quantity; one value variable is given for two random quantities; two value
+            variables or potentials share a name.
         ShapeError: a value's shape does not fit its variable (after its transform).
     """
     pairs = _pairs(values)
     names = _names(pairs)
     chosen = _transforms(pairs, transforms)
+    found = _potentials(potentials, names)
     stacked = _scan_values(pairs, chosen)
     lifted = {x: loops.lift_draws(x) for x in stacked}
-    conditioned: dict[Var, Var] = {}  # x -> its value on the constrained scale
-    terms: dict[Var, Var] = {}
-    for x in _in_graph_order([lifted.get(x, x) for x in pairs], list(pairs)):
+    # a latent read by several terms stands for one value in all of them while they are
+    # found (a mixture rule would otherwise sum it out of one term alone), then is summed out
+    readers = [x.owner.inputs[2:] if is_random(x) else (x,) for x in pairs]
+    shared = shared_latents(readers + [(p.term,) for p in found], pairs)
+    conditioned: dict[Var, Var] = dict(shared)  # x -> its value on the constrained scale
+    terms: dict[Var, Term] = {}
+    for x in in_graph_order([lifted.get(x, x) for x in pairs], list(pairs)):
         value, transform = pairs[x], chosen[x]
         x_given = _given(lifted.get(x, x), conditioned)
         constrained, term = _term(x, x_given, value, transform, conditioned, stacked, rules)
         conditioned[x] = conditioned[lifted.get(x, x)] = constrained
         if is_random(x):  # its key, mapped to itself, stops replace at x's node
             conditioned[x.owner.outputs[0]] = x.owner.outputs[0]
-        _check_no_free_draws(term, x, value)
-        terms[x] = _sum(term)
-    return {names[x]: terms[x] for x in pairs}
+        what = f"the log-density of {describe(x)} (value {short_name(value)})"
+        terms[x] = Term(names[x], what, term)
+    extra = [Term(p.name, f"the potential {p.name!r}", _given(p.term, conditioned)) for p in found]
+    plain = {k: v for k, v in conditioned.items() if k not in shared}
+    summed = sum_out_latents(
+        [terms[x] for x in pairs] + extra,
+        shared,
+        given=lambda v: _given(v, plain),
+        density=lambda z, value: logprob(z, value, rules=rules),
+    )
+    return {t.name: _sum(t.graph) for t in summed}
 
 
-def joint_logprob(values: Mapping[Var, Any], *, transforms: Any = None, rules: Any = None) -> Var:
-    """The joint log-density of the random quantities in ``values`` at their values: the
-    sum of ``logprob_terms(values, transforms=transforms, rules=rules)``.
+def joint_logprob(
+    values: Mapping[Var, Any],
+    *,
+    transforms: Any = None,
+    rules: Any = None,
+    potentials: Sequence[Potential] = (),
+) -> Var:
+    """The joint log-density of the random quantities in ``values`` at their values, plus
+    the ``potentials``: the sum of ``logprob_terms(values, ...)``, with bounded discrete
+    draws that have no value summed out (see ``logprob_terms``).
 
     Example:
         >>> k, mu = rr.normal(rr.key(), 0.0, 5.0)
@@ -174,7 +273,9 @@ def joint_logprob(values: Mapping[Var, Any], *, transforms: Any = None, rules: A
         >>> lp.type
         TensorType(dtype='float64', shape=())
     """
-    terms = list(logprob_terms(values, transforms=transforms, rules=rules).values())
+    terms = list(
+        logprob_terms(values, transforms=transforms, rules=rules, potentials=potentials).values()
+    )
     total = terms[0]
     for term in terms[1:]:
         total = total + term
@@ -191,7 +292,7 @@ def _pairs(values: Mapping[Var, Any]) -> dict[Var, Var]:
                 f"joint_logprob: key {x!r} is not a random quantity (it depends on no "
                 "random variable's draw)"
             )
-        pairs[x] = as_var(value, context=f"joint_logprob: value of {_describe(x)}")
+        pairs[x] = as_var(value, context=f"joint_logprob: value of {describe(x)}")
     return pairs
 
 
@@ -208,7 +309,7 @@ def _names(pairs: dict[Var, Var]) -> dict[Var, str]:
         if pairs[other] is value:
             raise GraphTypeError(
                 f"joint_logprob: the same value variable {name!r} is given for two random "
-                f"variables, {_describe(other)} (key {j} of values) and {_describe(x)} "
+                f"variables, {describe(other)} (key {j} of values) and {describe(x)} "
                 f"(key {i}); give each its own value variable"
             )
         raise GraphTypeError(f"joint_logprob: two value variables are named {name!r}")
@@ -232,12 +333,12 @@ def _transforms(pairs: dict[Var, Var], spec: Any) -> dict[Var, Transform | None]
     unknown = [k for k in spec if k not in pairs]
     if unknown:
         raise GraphTypeError(
-            f"joint_logprob: transforms names {_describe(unknown[0])}, which has no value"
+            f"joint_logprob: transforms names {describe(unknown[0])}, which has no value"
         )
     for k, t in spec.items():
         if t is not None and not isinstance(t, Transform):
             raise GraphTypeError(
-                f"joint_logprob: the transform of {_describe(k)} must be a Transform or "
+                f"joint_logprob: the transform of {describe(k)} must be a Transform or "
                 f"None, got {t!r}"
             )
     return {x: spec.get(x) for x in pairs}
@@ -282,18 +383,6 @@ def _scan_values(pairs: dict[Var, Var], chosen: dict[Var, Transform | None]) -> 
 def _step_logprob(rules: Any) -> loops.StepLogprob:
     """``logprob`` with the user's ``rules``, for the draws of a scan's steps."""
     return lambda y, value: logprob(y, value, rules=rules)
-
-
-def _describe(x: Var) -> str:
-    return loops.describe(x) if loops.is_scan_output(x) else rv.describe(x)
-
-
-def _in_graph_order(graphs: list[Var], xs: list[Var]) -> list[Var]:
-    """``xs`` with every variable after those it depends on, as ``graphs`` (one per ``x``,
-    its graph with the draws a scan reads lifted out of its body) compute them."""
-    position = {node: i for i, node in enumerate(toposort(graphs))}
-    where = {x: position.get(g.owner, -1) for x, g in zip(xs, graphs, strict=True)}
-    return sorted(xs, key=where.__getitem__)
 
 
 def _condition(transform: Transform, conditioned: dict[Var, Var]) -> Transform:
@@ -356,7 +445,7 @@ def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
         scale = "" if transform is None else f" on the unconstrained scale of {transform}"
         raise ShapeError(
             f"joint_logprob: the value {short_name(value)} ({value.type}) does not fit "
-            f"{_describe(x)}, which is {expected}{scale}"
+            f"{describe(x)}, which is {expected}{scale}"
         )
 
 
@@ -372,15 +461,83 @@ def _plus_jacobian(logp: Var, log_jac: Var) -> Var:
     return logp + log_jac
 
 
-def _check_no_free_draws(term: Var, x: Var, value: Var) -> None:
-    free = draws_in(term)
-    if free:
-        raise GraphTypeError(
-            f"joint_logprob: the log-density of {_describe(x)} (value "
-            f"{short_name(value)}) depends on {_describe(free[0])}, which has no value; "
-            "give it a value variable in the dict"
-        )
-
-
 def _name(value: Var, position: int) -> str:
     return value.name if value.name and not value.owner else f"value_{position}"
+
+
+# --- potentials -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Potential:
+    """A named term added to a joint log-density (made by ``potential``): ``name`` and
+    ``term`` (a float graph).
+
+    Example:
+        >>> potential("penalty", -rt.scalar("x") ** 2).name
+        'penalty'
+    """
+
+    name: str
+    term: Var
+
+    def __repr__(self) -> str:
+        return f"potential({self.name!r}, {short_name(self.term)})"
+
+
+def potential(name: str, term: Any) -> Potential:
+    """A user term added to the joint log-density, as PyMC's ``pm.Potential``: a soft
+    constraint, a prior on a function of several variables, a likelihood written by hand.
+
+    Pass it to ``joint_logprob(values, potentials=[...])``: the random quantities in
+    ``term`` are replaced by their values as in every other term, the term is summed to a
+    scalar and appears under ``name`` in ``logprob_terms``. A term that reads a draw with
+    no value is an error naming it, as for a density (a bounded discrete draw is summed
+    out, the potential then being one of its terms).
+
+    Args:
+        name: the term's name (not a value variable's, nor another potential's).
+        term: a real (float or integer) graph of the model's random quantities, any shape.
+
+    Raises:
+        GraphTypeError: ``name`` is not a non-empty string, or ``term`` is not a graph.
+        DTypeError: ``term`` is not real.
+
+    Example:
+        >>> k, x = rr.normal(rr.key(), 0.0, 1.0, size=(3,))
+        >>> near_zero_sum = potential("sum_near_zero", -0.5 * (rt.sum(x) / 0.01) ** 2)
+        >>> lp = joint_logprob({x: rt.vector("x")}, potentials=[near_zero_sum])
+    """
+    if not isinstance(name, str) or not name:
+        raise GraphTypeError(f"potential: name must be a non-empty string, got {name!r}")
+    term = as_var(term, context=f"potential {name!r}: term")
+    if term.type.kind not in "iuf":
+        raise DTypeError(
+            f"potential {name!r}: the term must be real (float or integer), got {term.type}"
+        )
+    if term.type.kind != "f":
+        term = rt.cast(term, "float64")
+    return Potential(name, term)
+
+
+def _potentials(potentials: Any, names: dict[Var, str]) -> list[Potential]:
+    """The potentials, checked: ``Potential`` objects whose names are all new."""
+    if isinstance(potentials, Potential) or not isinstance(potentials, Sequence):
+        raise GraphTypeError(
+            f"joint_logprob: potentials must be a list of potential(name, term) objects, "
+            f"got {type(potentials).__name__}"
+        )
+    taken = set(names.values())
+    for p in potentials:
+        if not isinstance(p, Potential):
+            raise GraphTypeError(
+                f"joint_logprob: potentials must be a list of potential(name, term) "
+                f"objects, got an item {p!r}"
+            )
+        if p.name in taken:
+            raise GraphTypeError(
+                f"joint_logprob: two terms are named {p.name!r} (a value variable or "
+                "another potential); give the potential another name"
+            )
+        taken.add(p.name)
+    return list(potentials)

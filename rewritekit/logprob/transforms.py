@@ -7,11 +7,14 @@ determinant of the Jacobian of ``backward``, the change-of-variables term
 
     log p_Y(y) = log p_X(backward(y)) + log_jac_det(y).
 
-Elementwise transforms have ``event_ndim == 0``; ``simplex`` and ``ordered`` act on the
-last axis (``event_ndim == 1``) and sum their ``log_jac_det`` over it, so it always has
-the batch shape. Everything is written with the tensor API, in forms that stay finite at
-``|y| = 800`` in float64 (``log_sigmoid``/``softplus``, never ``log(sigmoid(y))``), and
-keeps the dtype of its input: constants enter as Python numbers (weak) or in that dtype.
+Elementwise transforms (``log``, ``logodds``, ``interval``, ``lower_bound``, ``upper_bound``)
+have ``event_ndim == 0``; ``simplex``, ``ordered`` and
+``sum_to_zero`` act on the last axis (``event_ndim == 1``) and ``cholesky_corr`` on the last
+two (``event_ndim == 2``: an n x n matrix, from a vector of n(n-1)/2), and each sums its
+``log_jac_det`` over them, so it always has the batch shape. Everything is written with
+the tensor API, in forms that stay finite at ``|y| = 800`` in float64 (``log_sigmoid``/
+``softplus``, never ``log(sigmoid(y))``), and keeps the dtype of its input: constants
+enter as Python numbers (weak) or in that dtype.
 ``log_jac_det`` and its gradient stay finite far out even where ``backward(y)`` itself
 rounds onto the edge of the set (``sigmoid(y)`` is 1.0 in float64 from y of about 37).
 
@@ -36,18 +39,26 @@ from rewritekit.errors import BroadcastError, DTypeError, RewritekitError, Shape
 from rewritekit.ir import Constant, Var, short_name
 
 __all__ = [
+    "CholeskyCorr",
     "Interval",
     "Log",
     "LogOdds",
+    "LowerBound",
     "Ordered",
     "Simplex",
+    "SumToZero",
     "Transform",
     "TransformError",
+    "UpperBound",
+    "cholesky_corr",
     "interval",
     "log",
     "logodds",
+    "lower_bound",
     "ordered",
     "simplex",
+    "sum_to_zero",
+    "upper_bound",
 ]
 
 
@@ -190,6 +201,97 @@ class Interval(Transform):
         return f"interval({_bound_str(self.lower)}, {_bound_str(self.upper)})"
 
 
+@dataclass(frozen=True, repr=False)
+class LowerBound(Transform):
+    """``x > lower``: ``y = log(x - lower)``, ``x = lower + exp(y)``, ``log|J| = y``. The
+    bound is a number or a Var (a ``pareto``'s scale), as ``interval``'s.
+
+    Example:
+        >>> str(lower_bound(rt.scalar("scale")))
+        'lower_bound(scale)'
+    """
+
+    lower: Bound
+
+    name: ClassVar[str] = "lower_bound"
+    event_ndim: ClassVar[int] = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lower", _one_bound("lower_bound", self.lower, "lower"))
+
+    def forward(self, x: Any) -> Var:
+        return rt.log(rt.as_tensor(x) - self.lower)
+
+    def backward(self, y: Any) -> Var:
+        return self.lower + rt.exp(y)
+
+    def log_jac_det(self, y: Any) -> Var:
+        return rt.as_tensor(y)
+
+    def __repr__(self) -> str:
+        return f"lower_bound({_bound_str(self.lower)})"
+
+
+@dataclass(frozen=True, repr=False)
+class UpperBound(Transform):
+    """``x < upper``: ``y = log(upper - x)``, ``x = upper - exp(y)``, ``log|J| = y``.
+
+    Example:
+        >>> str(upper_bound(0))
+        'upper_bound(0)'
+    """
+
+    upper: Bound
+
+    name: ClassVar[str] = "upper_bound"
+    event_ndim: ClassVar[int] = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "upper", _one_bound("upper_bound", self.upper, "upper"))
+
+    def forward(self, x: Any) -> Var:
+        return rt.log(self.upper - rt.as_tensor(x))
+
+    def backward(self, y: Any) -> Var:
+        return self.upper - rt.exp(y)
+
+    def log_jac_det(self, y: Any) -> Var:
+        return rt.as_tensor(y)
+
+    def __repr__(self) -> str:
+        return f"upper_bound({_bound_str(self.upper)})"
+
+
+def lower_bound(lower: Any) -> LowerBound:
+    """The transform of ``x > lower`` (see ``LowerBound``).
+
+    Raises:
+        TransformError: the bound is None, or known and not finite.
+        DTypeError: the bound is not a number, an array of numbers or a Var.
+    """
+    return LowerBound(lower)
+
+
+def upper_bound(upper: Any) -> UpperBound:
+    """The transform of ``x < upper`` (see ``UpperBound``).
+
+    Raises:
+        TransformError: the bound is None, or known and not finite.
+        DTypeError: the bound is not a number, an array of numbers or a Var.
+    """
+    return UpperBound(upper)
+
+
+def _one_bound(name: str, value: Any, side: str) -> Bound:
+    if value is None:
+        raise TransformError(f"{name}: the {side} bound is missing (got None)")
+    bound = _bound(value, side)
+    known = _known_value(bound)
+    if known is not None and not np.all(np.isfinite(known)):
+        raise TransformError(f"{name}: the {side} bound must be finite, got {_bound_str(bound)}")
+    return bound
+
+
 def interval(lower: Any, upper: Any) -> Interval:
     """The transform of ``lower < x < upper`` (see ``Interval``).
 
@@ -316,10 +418,147 @@ class Ordered(Transform):
         return rt.sum(y[..., 1:], axis=-1)
 
 
+@dataclass(frozen=True, repr=False)
+class SumToZero(Transform):
+    """``x[..., n]`` with ``sum(x) = 0`` from ``y[..., n - 1]`` by an isometry (Stan's
+    ``sum_to_zero_vector``): ``x = V y`` with the orthonormal Helmert basis of the
+    sum-zero plane, column ``j`` being ``(1, ..., 1, -(j + 1), 0, ...) / sqrt((j+1)(j+2))``
+    (``j + 1`` ones); ``y = V^T x``. Both run in O(n) with cumulative sums.
+
+    ``log|J| = -log(n) / 2``, a constant: as for ``simplex``, the Jacobian of
+    ``y -> x[..., :n-1]`` (x's last entry is fixed by the others), so a density of the
+    first n - 1 entries is one of ``y``. Against the plane's own surface measure the map
+    is an isometry and the term would be 0; the two differ by a constant only.
+
+    Example:
+        >>> sum_to_zero.backward(rt.tensor("y", shape=(None, 3))).type.shape
+        (None, 4)
+    """
+
+    name: ClassVar[str] = "sum_to_zero"
+    event_ndim: ClassVar[int] = 1
+
+    def forward(self, x: Any) -> Var:
+        x = rt.as_tensor(x)
+        scale, steps = _helmert(_event_length(self, "forward", x, "x") - 1, x)
+        # y_j = (x_0 + ... + x_j - (j + 1) x_(j+1)) / sqrt((j + 1)(j + 2))
+        return scale * (rt.cumsum(x[..., :-1], axis=-1) - steps * x[..., 1:])
+
+    def backward(self, y: Any) -> Var:
+        y = rt.as_tensor(y)
+        scale, steps = _helmert(_event_length(self, "backward", y, "y"), y)
+        w = scale * y
+        # x_k = sum_(j >= k) w_j - k w_(k-1): the ones above the diagonal, the -(j + 1) on it
+        tail = rt.cumsum(w[..., ::-1], axis=-1)[..., ::-1]
+        zero = rt.zeros_like(w[..., :1])
+        return rt.concatenate([tail, zero], axis=-1) - rt.concatenate([zero, steps * w], -1)
+
+    def log_jac_det(self, y: Any) -> Var:
+        y = rt.as_tensor(y)
+        n = _event_length(self, "log_jac_det", y, "y") + 1
+        return rt.zeros_like(rt.sum(y, axis=-1)) - 0.5 * math.log(n)
+
+
+@dataclass(frozen=True, repr=False)
+class CholeskyCorr(Transform):
+    """The lower Cholesky factor ``L[..., n, n]`` of an n x n correlation matrix from
+    ``y[..., n(n-1)/2]``, as Stan's ``cholesky_factor_corr`` and NumPyro's
+    ``CorrCholeskyTransform``.
+
+    ``y`` fills the strictly lower triangle row by row (``np.tril_indices(n, -1)``):
+    partial correlations ``t = tanh(y)``, then stick-breaking along each row,
+    ``L_ij = t_ij sqrt(1 - sum_(k<j) L_ik^2)`` for ``j < i`` and ``L_ii`` the rest of the
+    unit row norm. ``log|J|`` is that of the map from ``y`` onto the strictly lower
+    entries (the diagonal follows from them):
+    ``sum_(j<i) [log(1 - t_ij^2) (1 + (i - 1 - j) / 2)]``, with
+    ``log(1 - tanh(y)^2) = 2 (log 2 - y - softplus(-2 y))``, finite for any ``y``.
+    Forward takes ``t_ij = L_ij / sqrt(sum_(k>=j) L_ik^2)`` (the row's remaining norm, as
+    ``simplex`` does: it ignores rounding in the row's norm), then ``y = arctanh(t)``.
+
+    n must be static: the last length of ``L`` for forward, of ``y`` (n(n-1)/2) for
+    backward.
+
+    Example:
+        >>> cholesky_corr.backward(rt.tensor("y", shape=(None, 3))).type.shape
+        (None, 3, 3)
+    """
+
+    name: ClassVar[str] = "cholesky_corr"
+    event_ndim: ClassVar[int] = 2
+
+    def forward(self, x: Any) -> Var:
+        x = _event_input(self, "forward", x)
+        n = _event_length(self, "forward", x, "x")
+        if x.ndim < 2 or x.type.shape[-2] not in (None, n):
+            raise ShapeError(
+                f"{self}.forward: input {short_name(x)} must end with a square n x n "
+                f"matrix, got type {x.type}"
+            )
+        rows, cols = np.tril_indices(n, -1)
+        remaining = rt.cumsum(rt.square(x)[..., ::-1], axis=-1)[..., ::-1]  # sum_(k>=j)
+        return rt.arctanh(x[..., rows, cols] / rt.sqrt(remaining[..., rows, cols]))
+
+    def backward(self, y: Any) -> Var:
+        y = rt.as_tensor(y)
+        n = _triangle_side(self, "backward", y)
+        place = _tril_places(n)  # each entry's position in [0, y...]: 0 off the triangle
+        zero = rt.zeros_like(y[..., :1])
+        t = rt.concatenate([zero, rt.tanh(y)], axis=-1)[..., place]
+        log1m_t2 = rt.concatenate([zero, _log1m_tanh2(y)], axis=-1)[..., place]
+        # the squared norm left before column j: prod_(k<j) (1 - t_ik^2), in log space
+        left = rt.cumsum(log1m_t2, axis=-1) - log1m_t2
+        eye = np.eye(n, dtype=y.dtype if y.type.kind == "f" else "float64")
+        return (t + eye) * rt.exp(0.5 * left)  # zero above the diagonal, where t = 0
+
+    def log_jac_det(self, y: Any) -> Var:
+        y = rt.as_tensor(y)
+        n = _triangle_side(self, "log_jac_det", y)
+        rows, cols = np.tril_indices(n, -1)
+        weights = 1 + (rows - 1 - cols) / 2  # tanh's own, and a half per later column
+        dtype = y.dtype if y.type.kind == "f" else "float64"
+        return rt.sum(_log1m_tanh2(y) * rt.constant(weights, dtype=dtype), axis=-1)
+
+
 log = Log()
 logodds = LogOdds()
 simplex = Simplex()
 ordered = Ordered()
+sum_to_zero = SumToZero()
+cholesky_corr = CholeskyCorr()
+
+
+def _helmert(count: int, like: Var) -> tuple[Var, Var]:
+    """The constants 1 / sqrt((j + 1)(j + 2)) and j + 1 for j < count, in ``like``'s dtype."""
+    dtype = like.dtype if like.type.kind == "f" else "float64"
+    steps = np.arange(1, count + 1, dtype="float64")
+    scale = 1 / np.sqrt(steps * (steps + 1))
+    return rt.constant(scale, dtype=dtype), rt.constant(steps, dtype=dtype)
+
+
+def _log1m_tanh2(y: Var) -> Var:
+    """log(1 - tanh(y)^2) = log(sech(y)^2), exact where tanh(y) rounds to +-1."""
+    return 2 * (math.log(2) - y - rt.softplus(-2 * y))
+
+
+def _triangle_side(transform: Transform, method: str, y: Var) -> int:
+    """n, from the static length n(n-1)/2 of ``y``'s last axis."""
+    m = _event_length(transform, method, y, "y")
+    n = (1 + math.isqrt(1 + 8 * m)) // 2
+    if n * (n - 1) // 2 != m:
+        raise ShapeError(
+            f"{transform}.{method}: the last axis of {short_name(y)} has length {m}, which is "
+            "not n(n-1)/2 for any n (1, 3, 6, 10, ...)"
+        )
+    return n
+
+
+def _tril_places(n: int) -> np.ndarray:
+    """An n x n array: 1 + the position of (i, j) in ``np.tril_indices(n, -1)`` for j < i,
+    else 0."""
+    places = np.zeros((n, n), dtype="int64")
+    rows, cols = np.tril_indices(n, -1)
+    places[rows, cols] = np.arange(1, len(rows) + 1)
+    return places
 
 
 def _event_input(transform: Transform, method: str, value: Any) -> Var:

@@ -170,14 +170,45 @@ def test_default_transforms():
     assert rl.default_transform(rt.exp(rr.normal(k)[1])) is None
 
 
+def test_default_transforms_of_the_bounded_distributions():
+    k = rr.key()
+    scale = rt.scalar("scale")
+    for draw in (rr.weibull(k, 2.0), rr.chisquare(k, 3.0), rr.wald(k, 1.0, 2.0)):
+        assert rl.default_transform(draw[1]) is tr.log
+    assert rl.default_transform(rr.half_student_t(k, 3.0)[1]) is tr.log
+    assert str(rl.default_transform(rr.pareto(k, 2.0, scale)[1])) == "lower_bound(scale)"
+    assert rl.default_transform(rr.lkj_cholesky(k, 3, 2.0)[1]) is tr.cholesky_corr
+    bounded = {
+        (-1.0, 2.0): "interval(-1.0, 2.0)",
+        (0.0, np.inf): "lower_bound(0.0)",
+        (-np.inf, 1.0): "upper_bound(1.0)",
+        (-np.inf, np.inf): "None",
+    }
+    z = rr.normal(k)[1]
+    for (lower, upper), expected in bounded.items():
+        assert str(rl.default_transform(rr.truncated_normal(k, 0.0, 1.0, lower, upper)[1])) == (
+            expected
+        )
+        assert str(rl.default_transform(rl.truncate(z, lower, upper))) == expected
+    assert rl.default_transform(rl.truncate(rr.geometric(k, 0.2)[1], upper=3)) is None
+    vm = rl.default_transform(rr.von_mises(k, 0.5, 2.0)[1])
+    assert isinstance(vm, tr.Interval)
+
+
 @pytest.mark.parametrize(
     ("make", "value", "reference"),
     [
         (lambda k: rr.gamma(k, 2.5, 0.5), 0.3, lambda x: ss.gamma(2.5, scale=0.5).logpdf(x)),
         (lambda k: rr.beta(k, 2.0, 5.0), -0.4, lambda x: ss.beta(2, 5).logpdf(x)),
         (lambda k: rr.uniform(k, -1.0, 3.0), 0.7, lambda x: ss.uniform(-1, 4).logpdf(x)),
+        (lambda k: rr.pareto(k, 2.0, 1.5), 0.2, lambda x: ss.pareto(2.0, scale=1.5).logpdf(x)),
+        (
+            lambda k: rr.truncated_normal(k, 0.5, 2.0, lower=-1.0),
+            -0.3,
+            lambda x: ss.truncnorm(-0.75, np.inf, 0.5, 2.0).logpdf(x),
+        ),
     ],
-    ids=["gamma-log", "beta-logodds", "uniform-interval"],
+    ids=["gamma-log", "beta-logodds", "uniform-interval", "pareto-lower", "truncnorm-lower"],
 )
 def test_transformed_term_is_the_density_of_the_unconstrained_value(make, value, reference):
     """log p_Y(y) = log p_X(x(y)) + log|dx/dy|, with the derivative by finite differences."""
