@@ -69,6 +69,9 @@ clean:
 	$(PYTHON) -m venv .venv-pymc
 	.venv-pymc/bin/python -m pip install --quiet pymc "jax==$$($(BIN)/python -c 'import jax; print(jax.__version__)')"
 
-# the eight-schools density against hand-written JAX and PyMC (bench/ppl.py, about a minute)
+# the eight-schools density against hand-written JAX and PyMC (bench/ppl.py, about a minute);
+# posteriordb posteriors sampled with NUTS, BlackJAX on rewritekit against NumPyro, both
+# checked against the reference draws (bench/posteriordb.py, about 5 minutes on 2 cores)
 bench-ppl: $(VENV)/.installed-examples .venv-pymc/bin/python
 	$(BIN)/python bench/ppl.py
+	$(BIN)/python bench/posteriordb.py
