@@ -118,7 +118,10 @@ def density_graph(posterior: Posterior, data: dict) -> tuple[rl.Packing, Var, di
     transforms, then the model's own) as a graph of ``packing.flat``, and the constrained
     parameters likewise."""
     m = posterior.build(data)
-    transforms = {x: rl.default_transform(x) for x in m.values}
+    free = {id(v) for v in m.free}  # observed data keep their scale: only free values move
+    transforms = {
+        x: rl.default_transform(x) if id(v) in free else None for x, v in m.values.items()
+    }
     transforms.update(m.transforms)
     logp = rl.joint_logprob(m.values, transforms=transforms)
     for term in m.extra:

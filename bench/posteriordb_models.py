@@ -31,6 +31,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import posteriordb_extra as extra
 import posteriordb_latent as latent
 import posteriordb_series as series
 from posteriordb_core import (
@@ -408,5 +409,6 @@ POSTERIORS = {
             nes_logit_hand,
             nes_logit_numpyro,
         ),
+        *extra.EXTRA,  # simulated: a probit GLM, ordinal, censored and truncated likelihoods
     ]
 }

@@ -26,6 +26,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))  # the models import each other as top-level modules
 try:
     import posteriordb_core as core
+    import posteriordb_extra as extra
     import posteriordb_models as models
 finally:
     sys.path.remove(str(BENCH))
@@ -99,6 +100,18 @@ def test_the_vendored_files_are_small_and_name_their_source():
             assert found["source"].startswith("github.com/stan-dev/posteriordb@")
             assert found["draws"] == 10_000
     assert sum(p.has_reference for p in models.POSTERIORS.values()) >= 12
+
+
+@pytest.mark.parametrize("name", sorted(extra.SIMULATIONS))
+def test_the_simulated_data_are_their_seeds_draws(name):
+    """The ``sim-*`` files (no posteriordb source, no reference draws) are what ``simulate``
+    draws again, and hold the parameters they were drawn from, in the model's names."""
+    vendored = json.loads((core.DATA / f"{name}.json").read_text())
+    assert vendored == json.loads(json.dumps(extra.simulate(name)))
+    assert vendored["source"].startswith("simulated by bench/posteriordb_extra.py")
+    assert not models.POSTERIORS[name].has_reference
+    _, _, params, *_ = _case(name)
+    assert set(vendored["true"]) == set(params)
 
 
 def test_an_unknown_posterior_is_named():
