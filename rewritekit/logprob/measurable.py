@@ -5,7 +5,8 @@
 
 - ``log_density(draw, v)``, where ``draw`` is a random variable's draw: its density
   (``rewritekit.logprob.densities``); a Bernoulli whose ``p`` is ``sigmoid(z)`` gets the
-  logit density at ``z``, exact where ``sigmoid(z)`` rounds to 0 or 1;
+  logit density at ``z``, exact where ``sigmoid(z)`` rounds to 0 or 1, and one whose ``p``
+  is ``ndtr(z)`` the probit density (``log_ndtr``);
 - ``log_density(exp(a), v) = log_density(a, log v) - log v``: a log-normal-like variable;
 - ``log_density(c + a, v) = log_density(a, v - c)`` and ``a - c``, ``c - a``: shifts;
 - ``log_density(c * a, v) = log_density(a, v / c) - log|c|`` and ``a / c``: scalings;
@@ -50,7 +51,7 @@ from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.joining import Concatenate
 from rewritekit.tensor.layout import ExpandDims
 from rewritekit.tensor.random import RandomVariable
-from rewritekit.tensor.special import Sigmoid
+from rewritekit.tensor.special import Ndtr, Sigmoid
 from rewritekit.tensor.subtensor import ARRAY, SCALAR, Subtensor
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
@@ -136,6 +137,8 @@ def _draw_density(draw: Var, value: Any) -> Var:
     p = params[0]
     if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Sigmoid):
         name, params = "bernoulli_logit", p.owner.inputs  # exact where sigmoid(z) rounds to 1
+    if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Ndtr):
+        name, params = "bernoulli_probit", p.owner.inputs  # exact where ndtr(z) rounds to 1
     return getattr(densities, name)(value, *params)
 
 

@@ -9,6 +9,7 @@ import re
 import jax
 import numpy as np
 import pytest
+import scipy.special as sc
 import scipy.stats as ss
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -514,3 +515,15 @@ def test_a_long_chain_of_random_variables_is_conditioned_link_by_link():
     expected = ss.norm(np.concatenate([[0.0], point[:-1]]), 1.5).logpdf(point).sum()
     np.testing.assert_allclose(rk.function(values, logp, backend="numpy")(*point), expected)
     assert rk.function([key], draws[-1], backend="numpy")(rr.seed(0)).shape == ()
+
+
+def test_a_probit_bernoulli_gets_the_exact_probit_density():
+    eta, y = rt.vector("eta"), rt.vector("y")
+    _, draw = rr.bernoulli(rr.key(), rt.ndtr(eta))
+    logp = rl.logprob(draw, y)
+    f = rk.function([eta, y], [logp, rk.grad(rt.sum(logp), eta)], backend="numpy")
+    e, v = np.array([40.0, -40.0, 0.3, 2.0]), np.array([0.0, 1.0, 1.0, 0.0])
+    value, grad = f(e, v)
+    expected = np.where(v == 1, sc.log_ndtr(e), sc.log_ndtr(-e))
+    np.testing.assert_allclose(value, expected, rtol=1e-13)  # -804.6, not -inf
+    assert np.all(np.isfinite(grad))

@@ -19,6 +19,7 @@ from rewritekit.logprob.densities._common import (
 __all__ = [
     "bernoulli",
     "bernoulli_logit",
+    "bernoulli_probit",
     "beta_binomial",
     "binomial",
     "categorical",
@@ -63,6 +64,24 @@ def bernoulli_logit(value: Any, logit: Any) -> Var:
     value, logit = _floats("bernoulli_logit", value=value, logit=logit)
     is_one = rt.equal(value, 1)
     logp = rt.where(is_one, rt.log_sigmoid(logit), rt.log_sigmoid(-logit))
+    return _check(logp, rt.logical_or(is_one, rt.equal(value, 0)))
+
+
+def bernoulli_probit(value: Any, eta: Any) -> Var:
+    """Bernoulli with p = ndtr(eta) (the probit link): ``log_ndtr(eta)`` at 1,
+    ``log_ndtr(-eta)`` at 0 (exact in both tails: -804.6 at eta = 40, x = 0, where
+    ``log(1 - ndtr(eta))`` is -inf). ``rl.logprob`` uses it for ``rr.bernoulli(key,
+    rt.ndtr(eta))``.
+
+    Support: x in {0, 1}; real eta.
+
+    Example:
+        >>> bernoulli_probit(rt.vector("x"), rt.vector("eta")).type.shape
+        (None,)
+    """
+    value, eta = _floats("bernoulli_probit", value=value, eta=eta)
+    is_one = rt.equal(value, 1)
+    logp = rt.where(is_one, rt.log_ndtr(eta), rt.log_ndtr(-eta))
     return _check(logp, rt.logical_or(is_one, rt.equal(value, 0)))
 
 
