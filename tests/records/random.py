@@ -8,6 +8,8 @@ themselves are tested with moment and KS tests in ``tests/random/``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -405,3 +407,7 @@ RECORDS += [
         grad=False,
     ),
 ]
+
+# Checked on JAX all in one graph (tests/properties/test_random_records.py): each sampler's
+# own JAX compile would cost 1-3 s per record and check.
+RECORDS = [dataclasses.replace(record, jax_together=True) for record in RECORDS]
