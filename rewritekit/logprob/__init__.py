@@ -2,8 +2,9 @@
 
 - ``logprob(x, value)``: the log-density of one random quantity (a random variable's draw,
   or an image of one that the rules in ``measurable`` invert: exp, shifts, scalings,
-  negation; a censored draw (``clip``, ``maximum``, ``minimum``); a mixture (a draw
-  indexed by a Bernoulli or categorical draw)), elementwise.
+  negation, the invertible elementwise Ops of ``invertible``; a censored draw (``clip``,
+  ``maximum``, ``minimum``); a mixture (a draw indexed by a Bernoulli or categorical
+  draw)), elementwise.
 - ``logcdf``, ``logccdf``, ``icdf`` (``cdfs``): log P(X <= x), log P(X > x) and the quantile
   of a draw, exact in both tails.
 - ``truncate(x, lower, upper)``: a draw truncated to an interval (sampled by inverse CDF).
@@ -23,7 +24,15 @@ Example:
     >>> logp = rl.joint_logprob(values, transforms="default")
 """
 
-from rewritekit.logprob import cdfs, densities, marginal, measurable, transforms, truncation
+from rewritekit.logprob import (
+    cdfs,
+    densities,
+    invertible,
+    marginal,
+    measurable,
+    transforms,
+    truncation,
+)
 from rewritekit.logprob.cdfs import icdf, logccdf, logcdf
 from rewritekit.logprob.core import (
     Potential,
@@ -45,6 +54,7 @@ __all__ = [
     "densities",
     "flatten_values",
     "icdf",
+    "invertible",
     "joint_logprob",
     "log_density",
     "logccdf",

@@ -11,6 +11,10 @@
 - ``log_density(c + a, v) = log_density(a, v - c)`` and ``a - c``, ``c - a``: shifts;
 - ``log_density(c * a, v) = log_density(a, v / c) - log|c|`` and ``a / c``: scalings;
 - ``log_density(-a, v) = log_density(a, -v)``: negation;
+- ``log_density(f(a), v)`` for the invertible elementwise Ops ``f`` of
+  ``rewritekit.logprob.invertible`` (a table of inverses, Jacobians and branches: ``log``,
+  ``sigmoid``, ``logit``, ``tanh``, ``arctanh``, ``sqrt``, ``reciprocal``, ``softplus``,
+  ``log1p``, ``expm1``, integer powers; ``abs`` and ``square`` by their two branches);
 - censoring: ``clip(x, lo, hi)``, ``maximum(x, c)``, ``minimum(x, c)`` of a draw ``x`` with
   bounds that hold no draw: ``log P(X <= lo)`` at ``lo``, ``log P(X >= hi)`` at ``hi`` (for a
   discrete ``x``, ``log P(X > hi - 1)``), ``x``'s density between, ``-inf`` outside
@@ -36,6 +40,7 @@ Users add their own inversions with ``rule(log_density(pattern, v), ...)``.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -45,6 +50,7 @@ from rewritekit.ir import Constant, Op, TensorType, Var, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.ir.types import result_dtype
 from rewritekit.logprob import densities, truncation
+from rewritekit.logprob.invertible import inverse_of
 from rewritekit.random import is_draw
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
@@ -375,8 +381,10 @@ def _stacked_choice(var: Var) -> tuple[Var, list[Var], list[Var]] | None:
     if node is None or not isinstance(node.op, Subtensor):
         return None
     comps = _stacked(node.inputs[0])
+    if comps is None or len(node.inputs) < 2:  # not a stack, or a static slice of one
+        return None
     index, rest = node.inputs[1], list(node.inputs[2:])
-    if comps is None or index.ndim != comps[0].ndim:
+    if index.ndim != comps[0].ndim:
         return None
     if node.op.index == (SCALAR,) and index.ndim == 0:
         return index, rest, comps
@@ -437,6 +445,27 @@ _plus = _shift("log_density(a, v - c)", lambda v, c: v - c)
 _minus = _shift("log_density(a, v + c)", lambda v, c: v + c)
 _from = _shift("log_density(a, c - v)", lambda v, c: c - v)
 
+
+def _invertible(b: Bindings) -> Var | None:
+    """logsumexp over the branches of log_density(x, inverse(v)) + log|d inverse / dv|, and
+    -inf outside the image (rewritekit.logprob.invertible)"""
+    found = inverse_of(b.a)
+    if found is None or not _continuous_of(found[1]) or not draws_in(found[1]):
+        return None
+    entry, x = found
+    inside = entry.image(b.v)
+    safe = rt.where(inside, b.v, entry.safe)  # the branches never see v outside the image
+    terms = [
+        _as_type_of(log_density(x, branch.inverse(safe)) + branch.log_jac(safe), b.term)
+        for branch in entry.branches
+    ]
+    return rt.where(inside, functools.reduce(rt.logaddexp, terms), -np.inf)
+
+
+def _continuous_of(x: Var) -> bool:
+    return x.type.kind == "f"
+
+
 rules = RuleSet(
     [
         rule(log_density(a, v), _truncated, name="truncated"),
@@ -453,6 +482,7 @@ rules = RuleSet(
         rule(log_density(rt.minimum(a, c), v), _censored_above, name="censored_above"),
         rule(log_density(rt.where(z, a1, a0), v), _switch, name="switch_mixture"),
         rule(log_density(a, v), _indexed, name="indexed_mixture"),
+        rule(log_density(a, v), _invertible, name="invertible_of_random"),
     ],
     name="logprob",
     tags={"logprob"},
