@@ -172,7 +172,8 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
             "is not a random variable's draw, nor exp, a shift, scaling or negation of one "
             "(by parameters that hold no other random draw), nor an invertible elementwise "
             "function of a continuous one (log, sigmoid, abs, sqrt, integer powers...: "
-            "rl.invertible.INVERSES), a censored one (clip, maximum, minimum with bounds "
+            "rl.invertible.INVERSES), a comparison with a parameter or a floor, ceil or "
+            "round of one, a censored one (clip, maximum, minimum with bounds "
             "that hold no draw), a truncated one (rl.truncate), or a mixture (a draw "
             "indexed by a Bernoulli or categorical draw)"
         )

@@ -15,6 +15,9 @@
   ``rewritekit.logprob.invertible`` (a table of inverses, Jacobians and branches: ``log``,
   ``sigmoid``, ``logit``, ``tanh``, ``arctanh``, ``sqrt``, ``reciprocal``, ``softplus``,
   ``log1p``, ``expm1``, integer powers; ``abs`` and ``square`` by their two branches);
+- discrete results: ``a > c`` (and ``>=``, ``<``, ``<=``, either order) is a Bernoulli with
+  the CDF's probabilities; ``floor``, ``ceil`` and ``round`` of a continuous draw give
+  differences of CDFs in log space (``rewritekit.logprob.cdfs``);
 - censoring: ``clip(x, lo, hi)``, ``maximum(x, c)``, ``minimum(x, c)`` of a draw ``x`` with
   bounds that hold no draw: ``log P(X <= lo)`` at ``lo``, ``log P(X >= hi)`` at ``hi`` (for a
   discrete ``x``, ``log P(X > hi - 1)``), ``x``'s density between, ``-inf`` outside
@@ -49,7 +52,7 @@ import rewritekit.tensor as rt
 from rewritekit.ir import Constant, Op, TensorType, Var, as_var
 from rewritekit.ir.patterns import pattern_function
 from rewritekit.ir.types import result_dtype
-from rewritekit.logprob import densities, truncation
+from rewritekit.logprob import cdfs, densities, truncation
 from rewritekit.logprob.invertible import inverse_of
 from rewritekit.random import is_draw
 from rewritekit.rules import RuleSet, lvar, rule
@@ -280,6 +283,54 @@ def _nan_to_ninf(logp: Var) -> Var:
     return rt.where(rt.isnan(logp), -np.inf, logp)
 
 
+# --- discrete results of draws: comparisons and rounding --------------------------------
+
+
+def _has_cdf(x: Var) -> bool:
+    return is_random(x) and not x.owner.op.ndim_supp and x.owner.op.name in cdfs.LOGCDF
+
+
+def _comparison(above: bool, strict: bool) -> Any:
+    """The Bernoulli of ``a > c`` (``above``; ``a < c`` otherwise), ``>=``/``<=`` with
+    ``strict`` False: log P(true) and log P(false) from the draw's log-CDFs."""
+
+    def compare(b: Bindings) -> Var | None:
+        x, c = b.a, _parameter(b)
+        if c is None or not _has_cdf(x):
+            return None
+        # the point whose CDF splits true from false: P(X > e) is "above"; for a discrete
+        # X, X >= c is X > ceil(c) - 1 and X < c is X <= ceil(c) - 1
+        edge = c if _continuous(b) or strict == above else _ceil(c) - 1
+        log_f, log_s = (_nan_to_ninf(p) for p in truncation.log_cdfs(x, edge))
+        true, false = (log_s, log_f) if above else (log_f, log_s)
+        v = b.v
+        logp = rt.where(rt.equal(v, 1), true, rt.where(rt.equal(v, 0), false, -np.inf))
+        return _as_type_of(logp, b.term)
+
+    sign = (">" if above else "<") + ("" if strict else "=")
+    compare.__doc__ = f"a Bernoulli: log P(a {sign} c) at 1, its complement at 0"
+    return compare
+
+
+def _rounding(offsets: tuple[float, float], what: str) -> Any:
+    """The discretized density of ``floor``/``ceil``/``round`` of a continuous draw: log P(k +
+    lo <= X <= k + hi) at an integer k (a log-diff-exp of log-CDFs, from the upper tail
+    where that keeps the digits), -inf at non-integers."""
+
+    def discretized(b: Bindings) -> Var | None:
+        x = b.a
+        if not _continuous(b) or not _has_cdf(x):
+            return None
+        k = b.v
+        integer = rt.logical_and(rt.equal(rt.floor(k), k), rt.isfinite(k))
+        safe = rt.where(integer, k, 0)
+        mass = _nan_to_ninf(truncation.log_mass(x, safe + offsets[0], safe + offsets[1]))
+        return _as_type_of(rt.where(integer, mass, -np.inf), b.term)
+
+    discretized.__doc__ = f"log P({what}) at an integer k, -inf elsewhere"
+    return discretized
+
+
 # --- truncation (rewritekit.logprob.truncation) ------------------------------------------
 
 
@@ -483,6 +534,21 @@ rules = RuleSet(
         rule(log_density(rt.where(z, a1, a0), v), _switch, name="switch_mixture"),
         rule(log_density(a, v), _indexed, name="indexed_mixture"),
         rule(log_density(a, v), _invertible, name="invertible_of_random"),
+        rule(log_density(rt.greater(a, c), v), _comparison(True, True), name="greater"),
+        rule(log_density(rt.greater_equal(a, c), v), _comparison(True, False), name="at_least"),
+        rule(log_density(rt.less(a, c), v), _comparison(False, True), name="less"),
+        rule(log_density(rt.less_equal(a, c), v), _comparison(False, False), name="at_most"),
+        rule(log_density(rt.less(c, a), v), _comparison(True, True), name="greater_than_c"),
+        rule(log_density(rt.less_equal(c, a), v), _comparison(True, False), name="at_least_c"),
+        rule(log_density(rt.greater(c, a), v), _comparison(False, True), name="less_than_c"),
+        rule(log_density(rt.greater_equal(c, a), v), _comparison(False, False), name="at_most_c"),
+        rule(log_density(rt.floor(a), v), _rounding((0.0, 1.0), "k <= a < k + 1"), name="floor"),
+        rule(log_density(rt.ceil(a), v), _rounding((-1.0, 0.0), "k - 1 < a <= k"), name="ceil"),
+        rule(
+            log_density(rt.round(a), v),
+            _rounding((-0.5, 0.5), "k - 1/2 <= a <= k + 1/2"),
+            name="round",
+        ),
     ],
     name="logprob",
     tags={"logprob"},
