@@ -77,7 +77,9 @@ def test_numpy_backend_matches_numpy(index, data):
     assert_close(f(*arrays), expected, record, "numpy backend vs reference")
 
 
-# the records checked on JAX one graph each (the others: tests/properties/test_random_records.py)
+# the records checked on JAX one graph each; the random variables are checked on JAX batched,
+# all in one graph (tests/properties/test_random_records.py), and unbatched by the laws of
+# their draws (tests/random/test_random.py)
 ALONE = [i for i, r in enumerate(RECORDS) if not r.jax_together]
 
 

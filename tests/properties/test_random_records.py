@@ -1,13 +1,15 @@
 """The random variables' op records on the JAX backend, all in one graph per check.
 
 A JAX sampler compiles in 1-3 s (the gamma family's rejection loops most), so compiling each
-random variable's record on its own, for the backend comparison, the vectorized comparison
-and the JAX-import round trip, cost more than a minute of the suite. Here the records that
-set ``jax_together`` are output groups of one graph, compiled once per check, and compared
-record by record: the same assertions as ``test_backends.py``, ``test_batching.py`` and
-``tests/jaxpr/test_round_trip.py`` make for the other records (the NumPy-side checks of
-these records stay per record there). Their draws differ between backends, so the records
-compare what must agree: each draw's shape and that it lies in the support.
+random variable's record on its own cost more than a minute of the suite. Here the records
+that set ``jax_together`` are output groups of one graph, compiled once: vectorized over
+drawn inputs (batched parameters broadcast against unbatched ones, as
+``test_batching.py`` checks the other records) and compared with the NumPy backend record
+by record; six of them also round-trip through JAX (``tests/jaxpr/test_round_trip.py``
+imports every one). Their draws differ between backends, so the records compare what must
+agree: each draw's shape and that it lies in the support. The unbatched JAX samplers are
+checked by ``tests/random/test_random.py`` (every sampler's law, on both backends, in one
+graph), and every NumPy-side check of these records stays per record.
 """
 
 from __future__ import annotations
@@ -70,16 +72,6 @@ def _compare(got, expected, slices, what, only=None):
     for k, (record, part) in enumerate(zip(RECORDS, slices, strict=True)):
         if only is None or k in only:
             assert_close([np.asarray(v) for v in got[part]], expected[part], record, what)
-
-
-@settings(max_examples=1, deadline=None)
-@given(data=st.data())
-def test_jax_backend_matches_numpy_backend(data):
-    arrays = [record.draw(data, _dtype(record)) for record in RECORDS]
-    inputs, outputs, slices = _graph(arrays)
-    expected = rk.function(inputs, outputs, backend=CHECKED_NUMPY, rules=None)(*_flat(arrays))
-    got = rk.function(inputs, outputs, backend="jax", rules=None)(*_flat(arrays))
-    _compare(got, expected, slices, "jax backend vs numpy backend")
 
 
 @settings(max_examples=1, deadline=None)
