@@ -501,7 +501,7 @@ def _invertible(b: Bindings) -> Var | None:
     """logsumexp over the branches of log_density(x, inverse(v)) + log|d inverse / dv|, and
     -inf outside the image (rewritekit.logprob.invertible)"""
     found = inverse_of(b.a)
-    if found is None or not _continuous_of(found[1]) or not draws_in(found[1]):
+    if found is None or found[1].type.kind != "f" or not draws_in(found[1]):
         return None
     entry, x = found
     inside = entry.image(b.v)
@@ -511,10 +511,6 @@ def _invertible(b: Bindings) -> Var | None:
         for branch in entry.branches
     ]
     return rt.where(inside, functools.reduce(rt.logaddexp, terms), -np.inf)
-
-
-def _continuous_of(x: Var) -> bool:
-    return x.type.kind == "f"
 
 
 rules = RuleSet(

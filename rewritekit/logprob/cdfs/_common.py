@@ -29,9 +29,15 @@ def _all(*conditions: Var) -> Var | bool:
 def _finish(lc: Var, lu: Var, below: Var, above: Var, *valid: Var) -> Pair:
     """(logcdf, logccdf): the CDF 0 below the support and 1 above, NaN where a parameter
     is invalid (SciPy's value)."""
-    ok = _all(*valid)
     lc = rt.where(below, -_INF, rt.where(above, 0.0, lc))
     lu = rt.where(below, 0.0, rt.where(above, -_INF, lu))
+    return _on_the_line(lc, lu, *valid)
+
+
+def _on_the_line(lc: Var, lu: Var, *valid: Var) -> Pair:
+    """(logcdf, logccdf) of a distribution on the whole line: NaN where a parameter is
+    invalid (SciPy's value)."""
+    ok = _all(*valid)
     return rt.where(ok, lc, math.nan), rt.where(ok, lu, math.nan)
 
 

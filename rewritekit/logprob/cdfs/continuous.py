@@ -20,6 +20,7 @@ from rewritekit.logprob.cdfs._common import (
     _inside,
     _log_diff_exp,
     _log_sides,
+    _on_the_line,
     _quantile,
 )
 from rewritekit.logprob.densities._common import _floats
@@ -33,8 +34,7 @@ def _normal(value: Any, loc: Any, scale: Any) -> Pair:
     """log Phi(z), log Phi(-z) with z = (x - loc) / scale (``log_ndtr``)."""
     value, loc, scale = _floats("normal", value=value, loc=loc, scale=scale)
     z = (value - loc) / scale
-    never = rt.zeros_like(z) > 0
-    return _finish(rt.log_ndtr(z), rt.log_ndtr(-z), never, never, scale > 0)
+    return _on_the_line(rt.log_ndtr(z), rt.log_ndtr(-z), scale > 0)
 
 
 def _normal_icdf(q: Any, loc: Any, scale: Any) -> Var:
@@ -79,8 +79,7 @@ def _cauchy(value: Any, loc: Any, scale: Any) -> Pair:
     """log(1/2 + atan(z) / pi) and its mirror, with z = (x - loc) / scale."""
     value, loc, scale = _floats("cauchy", value=value, loc=loc, scale=scale)
     z = (value - loc) / scale
-    never = rt.zeros_like(z) > 0
-    return _finish(_cauchy_lower(z), _cauchy_lower(-z), never, never, scale > 0)
+    return _on_the_line(_cauchy_lower(z), _cauchy_lower(-z), scale > 0)
 
 
 def _cauchy_icdf(q: Any, loc: Any, scale: Any) -> Var:
@@ -233,8 +232,7 @@ def _student_t(value: Any, df: Any, loc: Any, scale: Any) -> Pair:
     slope = 2 * _t_density_at_zero(df) * z  # 0 at z = 0, with the derivative f(0) / F(0)
     lc = rt.where(zero, _LOG_HALF + slope, rt.where(z < 0, tail, rest))
     lu = rt.where(zero, _LOG_HALF - slope, rt.where(z < 0, rest, tail))
-    never = rt.zeros_like(z) > 0
-    return _finish(lc, lu, never, never, df > 0, scale > 0)
+    return _on_the_line(lc, lu, df > 0, scale > 0)
 
 
 def _student_t_icdf(q: Any, df: Any, loc: Any, scale: Any) -> Var:
@@ -285,8 +283,7 @@ def _laplace(value: Any, loc: Any, scale: Any) -> Pair:
     """The two exponential tails, with z = (x - loc) / scale."""
     value, loc, scale = _floats("laplace", value=value, loc=loc, scale=scale)
     z = (value - loc) / scale
-    never = rt.zeros_like(z) > 0
-    return _finish(_laplace_lower(z), _laplace_lower(-z), never, never, scale > 0)
+    return _on_the_line(_laplace_lower(z), _laplace_lower(-z), scale > 0)
 
 
 def _laplace_icdf(q: Any, loc: Any, scale: Any) -> Var:
@@ -303,8 +300,7 @@ def _logistic(value: Any, loc: Any, scale: Any) -> Pair:
     """-softplus(-z), -softplus(z) with z = (x - loc) / scale."""
     value, loc, scale = _floats("logistic", value=value, loc=loc, scale=scale)
     z = (value - loc) / scale
-    never = rt.zeros_like(z) > 0
-    return _finish(-rt.softplus(-z), -rt.softplus(z), never, never, scale > 0)
+    return _on_the_line(-rt.softplus(-z), -rt.softplus(z), scale > 0)
 
 
 def _logistic_icdf(q: Any, loc: Any, scale: Any) -> Var:
@@ -319,8 +315,7 @@ def _gumbel(value: Any, loc: Any, scale: Any) -> Pair:
     z = (value - loc) / scale
     # far below, exp(-z) = inf and P(X > x) = 1 anyway; 700 keeps the gradient finite
     lu = rt.log1mexp(-rt.exp(-rt.maximum(z, -700.0)))
-    never = rt.zeros_like(z) > 0
-    return _finish(-rt.exp(-z), lu, never, never, scale > 0)
+    return _on_the_line(-rt.exp(-z), lu, scale > 0)
 
 
 def _gumbel_icdf(q: Any, loc: Any, scale: Any) -> Var:

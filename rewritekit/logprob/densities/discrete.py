@@ -62,9 +62,7 @@ def bernoulli_logit(value: Any, logit: Any) -> Var:
         (None,)
     """
     value, logit = _floats("bernoulli_logit", value=value, logit=logit)
-    is_one = rt.equal(value, 1)
-    logp = rt.where(is_one, rt.log_sigmoid(logit), rt.log_sigmoid(-logit))
-    return _check(logp, rt.logical_or(is_one, rt.equal(value, 0)))
+    return _binary(value, rt.log_sigmoid(logit), rt.log_sigmoid(-logit))
 
 
 def bernoulli_probit(value: Any, eta: Any) -> Var:
@@ -80,9 +78,13 @@ def bernoulli_probit(value: Any, eta: Any) -> Var:
         (None,)
     """
     value, eta = _floats("bernoulli_probit", value=value, eta=eta)
+    return _binary(value, rt.log_ndtr(eta), rt.log_ndtr(-eta))
+
+
+def _binary(value: Var, at_one: Var, at_zero: Var) -> Var:
+    """``at_one`` at 1, ``at_zero`` at 0, -inf at any other value."""
     is_one = rt.equal(value, 1)
-    logp = rt.where(is_one, rt.log_ndtr(eta), rt.log_ndtr(-eta))
-    return _check(logp, rt.logical_or(is_one, rt.equal(value, 0)))
+    return _check(rt.where(is_one, at_one, at_zero), rt.logical_or(is_one, rt.equal(value, 0)))
 
 
 def poisson(value: Any, lam: Any) -> Var:

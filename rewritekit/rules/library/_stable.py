@@ -12,7 +12,7 @@ import numpy as np
 
 import rewritekit.tensor as rt
 from rewritekit.ir import TensorType, Var
-from rewritekit.rules.library._support import same_type
+from rewritekit.rules.library._support import constant_value, same_type
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.elemwise import float_dtype
@@ -34,6 +34,7 @@ __all__ = [
     "negate",
     "real",
     "same_float",
+    "squared",
     "through_layout",
     "unary_of",
     "widening_unary_of",
@@ -140,6 +141,27 @@ def negate(v: Var) -> Var:
     if v.owner is not None and v.owner.op == rt.negative:
         return v.owner.inputs[0]
     return -v
+
+
+def squared(v: Var) -> Var | None:
+    """``u`` where ``v`` is ``u`` squared: ``square(u)`` (what canonicalize and specialize
+    leave of ``u**2``), ``u * u`` or ``u ** 2``, for a float ``u`` (on integers the square
+    could wrap); else None."""
+    node = v.owner
+    if node is None:
+        return None
+    u = node.inputs[0]
+    squares = (
+        node.op == rt.square
+        or (node.op == rt.multiply and node.inputs[1] is u)
+        or (node.op == rt.power and _is_two(node.inputs[1]))
+    )
+    return u if squares and u.type.kind == "f" else None
+
+
+def _is_two(v: Var) -> bool:
+    value = constant_value(v)
+    return value is not None and value.ndim == 0 and bool(value == 2)
 
 
 def as_float(v: Var) -> Var:

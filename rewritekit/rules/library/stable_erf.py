@@ -18,6 +18,7 @@ from rewritekit.rules.library._stable import (
     negate,
     real,
     same_float,
+    squared,
     unary_of,
 )
 from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
@@ -122,24 +123,10 @@ def _product(factors: list[Var]) -> Var:
 def _gaussian_argument(v: Var) -> Var | None:
     """``u`` where ``v`` is exp(-u**2), written ``exp(-square(u))`` (what canonicalize and
     specialize leave of ``exp(-u**2)``), ``exp(-(u * u))`` or ``exp(-(u ** 2))``, for a
-    float ``u`` (on integers the square could wrap)."""
+    float ``u`` (``squared``)."""
     power = _argument(v, rt.exp)
     power = None if power is None else _argument(power, rt.negative)
-    node = None if power is None else power.owner
-    if node is None:
-        return None
-    u = node.inputs[0]
-    squares = (
-        node.op == rt.square
-        or (node.op == rt.multiply and node.inputs[1] is u)
-        or (node.op == rt.power and _is_two(node.inputs[1]))
-    )
-    return u if squares and u.type.kind == "f" else None
-
-
-def _is_two(v: Var) -> bool:
-    value = constant_value(v)
-    return value is not None and value.ndim == 0 and bool(value == 2)
+    return None if power is None else squared(power)
 
 
 def _scaled(denominator: Var, u: Var) -> Var | None:

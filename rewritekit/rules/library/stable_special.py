@@ -14,9 +14,10 @@ from rewritekit.rules.library._stable import (
     computed,
     negate,
     real,
+    squared,
     unary_of,
 )
-from rewritekit.rules.library._support import product_factors, x, y, z
+from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, rule
 
@@ -54,25 +55,9 @@ log_ndtr_of_log1p_neg_ndtr = rule(
 
 def _square_argument(v: Var) -> Var | None:
     """``u`` where ``v`` is exp(u**2) (``exp(square(u))``, ``exp(u * u)``, ``exp(u ** 2)``)
-    for a float ``u``."""
+    for a float ``u`` (``squared``)."""
     node = v.owner
-    if node is None or node.op != rt.exp:
-        return None
-    inner = node.inputs[0].owner
-    if inner is None:
-        return None
-    u = inner.inputs[0]
-    squares = (
-        inner.op == rt.square
-        or (inner.op == rt.multiply and inner.inputs[1] is u)
-        or (inner.op == rt.power and _constant_is(inner.inputs[1], 2))
-    )
-    return u if squares and u.type.kind == "f" else None
-
-
-def _constant_is(v: Var, number: float) -> bool:
-    data = getattr(v, "data", None)
-    return data is not None and data.ndim == 0 and bool(data == number)
+    return squared(node.inputs[0]) if node is not None and node.op == rt.exp else None
 
 
 def _erfcx_of_product(b: Bindings) -> Var | None:
@@ -189,10 +174,15 @@ def _is_body_input(v: Var) -> bool:
     return (
         node is not None
         and node.op == rt.where
-        and _constant_is(node.inputs[1], 1)
+        and _is_one(node.inputs[1])
         and node.inputs[0].owner is not None
         and node.inputs[0].owner.op == rt.logical_and
     )
+
+
+def _is_one(v: Var) -> bool:
+    value = constant_value(v)
+    return value is not None and value.ndim == 0 and bool(value == 1)
 
 
 def _gammaincc_tail_example() -> Var:
