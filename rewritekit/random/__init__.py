@@ -35,9 +35,12 @@ import numpy as np
 
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Var, as_var, constant
+from rewritekit.random.composite import custom
 from rewritekit.tensor import random as _rv
+from rewritekit.tensor.arithmetic import abs as _abs
 from rewritekit.tensor.random import KEY_TYPE, RandomVariable
 from rewritekit.tensor.shapes import as_shape_vector, static_shape_of
+from rewritekit.tensor.transcendental import exp as _exp
 
 __all__ = [
     "KEY_TYPE",
@@ -49,6 +52,7 @@ __all__ = [
     "categorical",
     "cauchy",
     "chisquare",
+    "custom",
     "dirichlet",
     "discrete_uniform",
     "exponential",
@@ -181,9 +185,18 @@ def normal(
     return _draw(_rv.NormalRV, key, (loc, scale), size, dtype)
 
 
+def _folded(key: Var, scale: Var) -> Pair:
+    key, z = normal(key, 0.0, scale)
+    return key, _abs(z)
+
+
+_halfnormal = custom(_folded, name="halfnormal", _builtin=True)
+
+
 def halfnormal(key: Any, scale: Any = 1.0, *, size: Any = None, dtype: Any = None) -> Pair:
-    """Draws from |Normal(0, scale)|."""
-    return _draw(_rv.HalfNormalRV, key, (scale,), size, dtype)
+    """Draws from |Normal(0, scale)|: a composite (``rr.custom``) of ``abs`` of a normal,
+    whose density ``rewritekit.logprob`` derives from that graph."""
+    return _halfnormal(key, scale, size=size, dtype=dtype)
 
 
 def cauchy(
@@ -238,8 +251,17 @@ def student_t(
 def lognormal(
     key: Any, loc: Any = 0.0, scale: Any = 1.0, *, size: Any = None, dtype: Any = None
 ) -> Pair:
-    """Draws from exp(Normal(loc, scale))."""
-    return _draw(_rv.LogNormalRV, key, (loc, scale), size, dtype)
+    """Draws from exp(Normal(loc, scale)): a composite (``rr.custom``) of ``exp`` of a
+    normal, whose density ``rewritekit.logprob`` derives from that graph."""
+    return _lognormal(key, loc, scale, size=size, dtype=dtype)
+
+
+def _exp_normal(key: Var, loc: Var, scale: Var) -> Pair:
+    key, z = normal(key, loc, scale)
+    return key, _exp(z)
+
+
+_lognormal = custom(_exp_normal, name="lognormal", _builtin=True)
 
 
 def bernoulli(

@@ -154,14 +154,6 @@ class NormalRV(ScalarRV):
     ndims_params = (0, 0)
 
 
-class HalfNormalRV(ScalarRV):
-    """|Normal(0, scale)|, on x >= 0."""
-
-    name = "halfnormal"
-    params = ("scale",)
-    ndims_params = (0,)
-
-
 class CauchyRV(ScalarRV):
     """Cauchy(loc, scale): density 1 / (pi scale (1 + ((x - loc) / scale)^2))."""
 
@@ -226,14 +218,6 @@ class StudentTRV(ScalarRV):
     name = "student_t"
     params = ("df", "loc", "scale")
     ndims_params = (0, 0, 0)
-
-
-class LogNormalRV(ScalarRV):
-    """exp(Normal(loc, scale)), on x > 0."""
-
-    name = "lognormal"
-    params = ("loc", "scale")
-    ndims_params = (0, 0)
 
 
 class BernoulliRV(ScalarRV):

@@ -17,8 +17,10 @@ import jax.scipy.special as jsp
 import numpy as np
 
 from rewritekit.backends.common.arrays import batch_shape
+from rewritekit.backends.jax import _implement as _implement_node
 from rewritekit.backends.jax import jax_funcify
 from rewritekit.backends.numpy.random import (
+    expanded,
     onion_cholesky,
     skew_normal_standard,
     truncated_normal_quantile,
@@ -26,6 +28,7 @@ from rewritekit.backends.numpy.random import (
 from rewritekit.errors import ShapeError
 from rewritekit.ir import Apply
 from rewritekit.tensor import random as rv
+from rewritekit.tensor.custom_random import CustomRV
 
 jr = jax.random
 
@@ -189,7 +192,6 @@ def _lkj_cholesky(n: int) -> Callable[..., Any]:
 # (key, batch shape, float dtype, *params) -> draws of that batch shape (plus core axes)
 SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.NormalRV: lambda k, s, dt, loc, scale: loc + scale * jr.normal(k, s, dt),
-    rv.HalfNormalRV: lambda k, s, dt, scale: scale * jnp.abs(jr.normal(k, s, dt)),
     rv.CauchyRV: lambda k, s, dt, loc, scale: loc + scale * jr.cauchy(k, s, dt),
     rv.HalfCauchyRV: lambda k, s, dt, scale: scale * jnp.abs(jr.cauchy(k, s, dt)),
     rv.ExponentialRV: lambda k, s, dt, scale: scale * jr.exponential(k, s, dt),
@@ -198,7 +200,6 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.BetaRV: lambda k, s, dt, a, b: jr.beta(k, a, b, s, dt),
     rv.UniformRV: lambda k, s, dt, low, high: low + (high - low) * jr.uniform(k, s, dt),
     rv.StudentTRV: lambda k, s, dt, df, loc, scale: loc + scale * jr.t(k, df, s, dt),
-    rv.LogNormalRV: lambda k, s, dt, loc, scale: jnp.exp(loc + scale * jr.normal(k, s, dt)),
     rv.BernoulliRV: lambda k, s, dt, p: jr.uniform(k, s, dt) < p,
     rv.BernoulliLogitRV: lambda k, s, dt, logit: jr.uniform(k, s, dt) < jax.nn.sigmoid(logit),
     rv.PoissonRV: lambda k, s, dt, lam: jr.poisson(k, lam, s),
@@ -256,6 +257,11 @@ def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
 
 for _cls in [*SAMPLERS, rv.LKJCholeskyRV]:
     jax_funcify.register(_cls, _implement)
+
+
+@jax_funcify.register(CustomRV)
+def _custom(op: CustomRV, node: Apply) -> Callable[..., Any]:
+    return expanded(op, node, _implement_node)
 
 
 @jax_funcify.register(rv.SplitKey)

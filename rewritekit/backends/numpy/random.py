@@ -14,9 +14,12 @@ import numpy as np
 from scipy import special
 
 from rewritekit.backends.common.arrays import batch_shape
+from rewritekit.backends.lowering import NodeImpl, lower
+from rewritekit.backends.numpy import _implement as _implement_node
 from rewritekit.backends.numpy import numpy_funcify
-from rewritekit.ir import Apply
+from rewritekit.ir import Apply, Var
 from rewritekit.tensor import random as rv
+from rewritekit.tensor.custom_random import CustomRV
 
 
 def _split(key: np.ndarray) -> tuple[np.ndarray, np.random.Generator]:
@@ -141,7 +144,6 @@ def _lkj_cholesky(n: int) -> Callable[..., Any]:
 # (generator, batch shape, *params) -> draws of that batch shape (plus core axes)
 SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.NormalRV: lambda g, s, loc, scale: g.normal(loc, scale, s),
-    rv.HalfNormalRV: lambda g, s, scale: np.abs(g.normal(0.0, scale, s)),
     rv.CauchyRV: lambda g, s, loc, scale: loc + scale * g.standard_cauchy(s),
     rv.HalfCauchyRV: lambda g, s, scale: scale * np.abs(g.standard_cauchy(s)),
     rv.ExponentialRV: lambda g, s, scale: g.exponential(scale, s),
@@ -150,7 +152,6 @@ SAMPLERS: dict[type[rv.RandomVariable], Callable[..., Any]] = {
     rv.BetaRV: lambda g, s, a, b: g.beta(a, b, s),
     rv.UniformRV: lambda g, s, low, high: low + (high - low) * g.random(s),
     rv.StudentTRV: lambda g, s, df, loc, scale: loc + scale * g.standard_t(df, s),
-    rv.LogNormalRV: lambda g, s, loc, scale: g.lognormal(loc, scale, s),
     rv.BernoulliRV: lambda g, s, p: g.random(s) < p,
     rv.BernoulliLogitRV: lambda g, s, logit: g.random(s) < special.expit(logit),
     rv.PoissonRV: lambda g, s, lam: g.poisson(lam, s),
@@ -204,6 +205,19 @@ def _implement(op: rv.RandomVariable, node: Apply) -> Callable[..., Any]:
 
 for _cls in [*SAMPLERS, rv.LKJCholeskyRV]:
     numpy_funcify.register(_cls, _implement)
+
+
+def expanded(op: CustomRV, node: Apply, implement: NodeImpl) -> Callable[..., Any]:
+    """A composite random variable: its sampling graph (``CustomRV.expand``: the core
+    graph, broadcast or run per element) lowered with the backend's ``implement``."""
+    inputs = [Var(v.type) for v in node.inputs]
+    run = lower(inputs, op.expand(*inputs), implement)
+    return lambda *args: tuple(run(*args))
+
+
+@numpy_funcify.register(CustomRV)
+def _custom(op: CustomRV, node: Apply) -> Callable[..., Any]:
+    return expanded(op, node, _implement_node)
 
 
 # --- keys: JAX's numbers (threefry2x32, the partitionable split JAX uses by default) -------
