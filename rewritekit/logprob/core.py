@@ -16,7 +16,15 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.errors import DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Constant, Var, as_var, replace, short_name
-from rewritekit.logprob import loops, measurable, transforms, truncation
+from rewritekit.logprob import (
+    composite,
+    joins,
+    loops,
+    measurable,
+    structure,
+    transforms,
+    truncation,
+)
 from rewritekit.logprob.marginal import (
     MAX_SUPPORT,
     Term,
@@ -29,12 +37,15 @@ from rewritekit.logprob.measurable import (
     LogDensity,
     draws_in,
     is_random,
+    key_standin,
     local_ancestors,
     log_density,
 )
 from rewritekit.logprob.transforms import Transform
+from rewritekit.random.composite import BUILTIN
 from rewritekit.rules import as_ruleset, rewrite
 from rewritekit.tensor import random as rv
+from rewritekit.tensor.custom_random import CustomRV
 from rewritekit.tensor.reduction import sum as _sum
 
 __all__ = [
@@ -48,17 +59,18 @@ __all__ = [
 ]
 
 _LOG = (
-    rv.HalfNormalRV,
     rv.HalfCauchyRV,
     rv.ExponentialRV,
     rv.GammaRV,
     rv.InverseGammaRV,
-    rv.LogNormalRV,
     rv.WeibullRV,
     rv.ChiSquareRV,
     rv.WaldRV,
     rv.HalfStudentTRV,
 )
+
+# the built-in composites (rr.custom) on the positive reals
+_LOG_COMPOSITES = (BUILTIN["halfnormal"], BUILTIN["lognormal"])
 
 
 def default_transform(x: Var) -> Transform | None:
@@ -90,7 +102,7 @@ def default_transform(x: Var) -> Transform | None:
     if not is_random(x):
         return None
     op, params = x.owner.op, x.owner.inputs[2:]
-    if isinstance(op, _LOG):
+    if isinstance(op, _LOG) or (isinstance(op, CustomRV) and op.spec in _LOG_COMPOSITES):
         return transforms.log
     if isinstance(op, rv.BetaRV):
         return transforms.logodds
@@ -122,6 +134,11 @@ def _bounded(lower: Var, upper: Var) -> Transform | None:
 
 def _infinite(bound: Var) -> bool:
     return isinstance(bound, Constant) and bool(np.any(np.isinf(bound.data)))
+
+
+# the rules that find densities: composites first (their names may be built-ins'), then
+# inversions and discrete results, order statistics and structure, joins and affine maps
+_STANDARD = composite.rules + measurable.rules + structure.rules + joins.rules
 
 
 def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
@@ -159,13 +176,9 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
         )
     if loops.is_scan_output(x):
         return loops.scan_logprob(x, value, {}, _step_logprob(rules))
-    ruleset = measurable.rules if rules is None else as_ruleset(rules) + measurable.rules
+    ruleset = _STANDARD if rules is None else as_ruleset(rules) + _STANDARD
     found = rewrite(log_density(_cut_keys(x), value), ruleset)
-    left = [
-        v
-        for v in local_ancestors(found)
-        if v.owner is not None and isinstance(v.owner.op, LogDensity)
-    ]
+    left = _placeholders_left(found)
     if left:
         raise GraphTypeError(
             f"logprob: found no log-density for {describe(left[0].owner.inputs[0])}: it "
@@ -174,10 +187,30 @@ def logprob(x: Var, value: Any, *, rules: Any = None) -> Var:
             "function of a continuous one (log, sigmoid, abs, sqrt, integer powers...: "
             "rl.invertible.INVERSES), a comparison with a parameter or a floor, ceil or "
             "round of one, a censored one (clip, maximum, minimum with bounds "
-            "that hold no draw), a truncated one (rl.truncate), or a mixture (a draw "
-            "indexed by a Bernoulli or categorical draw)"
+            "that hold no draw), a truncated one (rl.truncate), a mixture (a draw "
+            "indexed by a Bernoulli or categorical draw), the max or min of i.i.d. draws, a "
+            "cumsum, reshape, transpose or static index of one, a concatenation or stack of "
+            "independent ones, an affine map of a multivariate normal, or a composite "
+            "(rr.custom) whose inner graph is one of these"
         )
     return found
+
+
+def _placeholders_left(found: Var) -> list[Var]:
+    """The ``log_density`` placeholders no rule replaced, in inner graphs too (the
+    per-element density of a composite random variable)."""
+    left, stack, seen = [], [found], set()
+    while stack:
+        for var in local_ancestors(stack.pop()):
+            owner = var.owner
+            if owner is None or owner in seen:
+                continue
+            seen.add(owner)
+            if isinstance(owner.op, LogDensity):
+                left.append(var)
+            for graph in getattr(owner.op, "inner_graphs", ()):
+                stack.extend(graph.outputs)
+    return left
 
 
 def logprob_terms(
@@ -399,21 +432,21 @@ def _condition(transform: Transform, conditioned: dict[Var, Var]) -> Transform:
     return transform
 
 
-# Draws' keys are irrelevant to their densities; a stand-in cuts the chain of keys.
-_KEY_STANDIN = Var(rv.KEY_TYPE, "key")
-
-
 def _cut_keys(x: Var) -> Var:
     """``x`` with each draw it is computed from taking its key from a stand-in input.
 
     The rules see the same structure and parameters, but the graph they rewrite ends at
     those draws instead of running down the chain of keys through every earlier random
-    variable of the model (which made ``joint_logprob`` quadratic in its size).
+    variable of the model (which made ``joint_logprob`` quadratic in its size). The
+    stand-ins are distinct (one per key, in a fixed order), so ``stack([x1, x2])`` of two
+    draws with the same parameters is two draws, not one drawn twice.
     """
     mapping: dict[Var, Var] = {}
+    keys: dict[Var, Var] = {}  # one stand-in per key: rl.truncate's uniform shares x's
     for draw in draws_in(x):
         node = draw.owner
-        next_key, stand_in = node.op(_KEY_STANDIN, *node.inputs[1:])
+        key = keys.setdefault(node.inputs[0], key_standin(len(keys)))
+        next_key, stand_in = node.op(key, *node.inputs[1:])
         mapping[draw], mapping[node.outputs[0]] = stand_in, next_key
     return replace(x, mapping) if mapping else x
 

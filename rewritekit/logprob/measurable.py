@@ -55,13 +55,16 @@ from rewritekit.ir.types import result_dtype
 from rewritekit.logprob import cdfs, densities, truncation
 from rewritekit.logprob.invertible import inverse_of
 from rewritekit.random import is_draw
+from rewritekit.random.composite import BUILTIN
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
+from rewritekit.tensor.custom_random import CustomRV
 from rewritekit.tensor.joining import Concatenate
 from rewritekit.tensor.layout import ExpandDims
-from rewritekit.tensor.random import RandomVariable
+from rewritekit.tensor.random import KEY_TYPE, RandomVariable
 from rewritekit.tensor.special import Ndtr, Sigmoid
 from rewritekit.tensor.subtensor import ARRAY, SCALAR, Subtensor
+from rewritekit.tensor.transcendental import Exp
 
 __all__ = ["LogDensity", "is_random", "log_density", "rules"]
 
@@ -110,7 +113,7 @@ def local_ancestors(var: Var) -> list[Var]:
     outputs are listed, but not their keys and parameters. A model's random variables are
     chained through their keys, so a plain ``ancestors`` walk from any one of them would
     cross the whole model, and doing that per variable made ``joint_logprob`` quadratic."""
-    seen = {var}
+    seen = {var: None}  # a dict: the order is the walk's, the same on every call
     stack = [var]
     while stack:
         owner = stack.pop().owner
@@ -118,7 +121,7 @@ def local_ancestors(var: Var) -> list[Var]:
             continue
         for inp in owner.inputs:
             if inp not in seen:
-                seen.add(inp)
+                seen[inp] = None
                 stack.append(inp)
     return list(seen)
 
@@ -135,14 +138,27 @@ a, c, v = lvar("a"), lvar("c"), lvar("v")
 
 def _density(b: Bindings) -> Var | None:
     """the density of a random variable's draw (rewritekit.logprob.densities)"""
-    if not is_random(b.a):
+    if not is_random(b.a) or isinstance(b.a.owner.op, CustomRV):  # composites: composite.py
         return None
     return _as_type_of(_draw_density(b.a, b.v), b.term)
+
+
+def has_closed_density(draw: Var) -> bool:
+    """True when ``_draw_density`` gives the draw's density directly: a built-in's, or a
+    composite's (``rr.custom``) author's ``logp`` or built-in closed form; a composite
+    without either has its density derived by the rules (``composite.py``) instead."""
+    op = draw.owner.op
+    return not isinstance(op, CustomRV) or op.spec.logp is not None or op.spec in _BUILTINS
+
+
+_BUILTINS = set(BUILTIN.values())
 
 
 def _draw_density(draw: Var, value: Any) -> Var:
     node = draw.owner
     name, params = node.op.name, node.inputs[2:]
+    if isinstance(node.op, CustomRV) and node.op.spec.logp is not None:
+        return as_var(node.op.spec.logp(value, *params), context=f"{name}: logp")
     p = params[0]
     if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Sigmoid):
         name, params = "bernoulli_logit", p.owner.inputs  # exact where sigmoid(z) rounds to 1
@@ -189,17 +205,33 @@ def _continuous(b: Bindings) -> bool:
 
 
 def _jacobian(b: Bindings, log_scale: Var) -> Var:
+    log_scale = _over_core(log_scale, b)
     return log_scale if _continuous(b) else rt.zeros_like(log_scale)
+
+
+def _over_core(term: Var, b: Bindings, reduce: Any = rt.sum) -> Var:
+    """``term``, elementwise in the value ``b.v``, as a term of ``b.a``'s log-density: for a
+    multivariate draw, broadcast to the value's shape and reduced over its core axes (a
+    log-Jacobian summed, ``K log|c|`` for a scalar ``c``; a mask by ``rt.all``)."""
+    core = _core_ndim(b.a)
+    if not core:
+        return term
+    full = rt.broadcast_to(term, rt.shape(b.v))
+    return reduce(full, axis=tuple(range(full.ndim - core, full.ndim)))
 
 
 def _exp(b: Bindings) -> Var | None:
     """log_density(a, log v) - log v, and -inf where v <= 0"""
     if not _continuous(b):
         return None
+    owner = b.v.owner
+    if owner is not None and isinstance(owner.op, Exp):  # v = exp(w): log v is w, exactly
+        w = owner.inputs[0]  # (log(lognormal) at 1e3: exp(1e3) overflows, w does not)
+        return log_density(b.a, w) - _over_core(w, b)
     positive = b.v > 0
     safe = rt.where(positive, b.v, 1)  # no NaN from log(v <= 0), nor from its gradient
-    inner = log_density(b.a, rt.log(safe)) - rt.log(safe)
-    return rt.where(positive, inner, -np.inf)
+    inner = log_density(b.a, rt.log(safe)) - _over_core(rt.log(safe), b)
+    return rt.where(_over_core(positive, b, rt.all), inner, -np.inf)
 
 
 def _shift(equation: str, value_of: Any) -> Any:
@@ -287,7 +319,10 @@ def _nan_to_ninf(logp: Var) -> Var:
 
 
 def _has_cdf(x: Var) -> bool:
-    return is_random(x) and not x.owner.op.ndim_supp and x.owner.op.name in cdfs.LOGCDF
+    if not is_random(x) or x.owner.op.ndim_supp:
+        return False
+    op = x.owner.op
+    return op.name in cdfs.LOGCDF or (isinstance(op, CustomRV) and op.spec.logcdf is not None)
 
 
 def _comparison(above: bool, strict: bool) -> Any:
@@ -466,20 +501,38 @@ def _is_iota(var: Var, comps: list[Var]) -> bool:
     )
 
 
+# Draws' keys are irrelevant to their densities: ``logprob`` gives the draws it sees
+# stand-in keys, which cut the chain of keys (``core._cut_keys``). Each draw gets its own,
+# so two independent draws of one distribution stay two nodes.
+_KEY_STANDINS: list[Var] = []
+
+
+def key_standin(position: int) -> Var:
+    """The stand-in key of the ``position``-th draw ``logprob`` sees (one Var each)."""
+    while len(_KEY_STANDINS) <= position:
+        _KEY_STANDINS.append(Var(KEY_TYPE, "key"))
+    return _KEY_STANDINS[position]
+
+
 def _reads(var: Var, target: Var) -> bool:
     """True when ``var`` is computed from the draw ``target``, through other draws'
     parameters too (not their keys, which carry no value). A draw of ``target``'s
-    distribution with its size and parameters counts as ``target`` whatever its key:
-    ``logprob`` gives the draws it sees a stand-in key, not those behind other draws."""
+    distribution with its size and parameters counts as ``target`` whatever its key
+    (``logprob`` gives the draws it sees a stand-in key, not those behind other draws),
+    unless both keys are stand-ins: then they are two draws."""
     seen, stack = {var}, [var]
     op, rest = target.owner.op, target.owner.inputs[1:]
+    key = target.owner.inputs[0]
+    cut = key in _KEY_STANDINS
     while stack:
         current = stack.pop()
         owner = current.owner
         if owner is None:
             continue
         if is_random(current) and owner.op == op and _same(owner.inputs[1:], rest):
-            return True
+            other = owner.inputs[0]
+            if other is key or not (cut and other in _KEY_STANDINS):
+                return True
         inputs = owner.inputs[2:] if isinstance(owner.op, RandomVariable) else owner.inputs
         for inp in inputs:
             if inp not in seen:
@@ -504,13 +557,17 @@ def _invertible(b: Bindings) -> Var | None:
     if found is None or found[1].type.kind != "f" or not draws_in(found[1]):
         return None
     entry, x = found
+    if len(entry.branches) > 1 and _core_ndim(x):  # 2**K preimages, not a sum per element
+        return None
     inside = entry.image(b.v)
     safe = rt.where(inside, b.v, entry.safe)  # the branches never see v outside the image
     terms = [
-        _as_type_of(log_density(x, branch.inverse(safe)) + branch.log_jac(safe), b.term)
+        _as_type_of(
+            log_density(x, branch.inverse(safe)) + _over_core(branch.log_jac(safe), b), b.term
+        )
         for branch in entry.branches
     ]
-    return rt.where(inside, functools.reduce(rt.logaddexp, terms), -np.inf)
+    return rt.where(_over_core(inside, b, rt.all), functools.reduce(rt.logaddexp, terms), -np.inf)
 
 
 rules = RuleSet(

@@ -51,10 +51,11 @@ from typing import Any
 
 import rewritekit.tensor as rt
 from rewritekit.errors import GraphTypeError
-from rewritekit.ir import Var
+from rewritekit.ir import Var, as_var
 from rewritekit.logprob.cdfs import continuous, discrete
 from rewritekit.logprob.cdfs._common import Pair
 from rewritekit.random import is_draw
+from rewritekit.tensor.custom_random import CustomRV
 from rewritekit.tensor.special import Sigmoid
 
 __all__ = ["ICDF", "LOGCCDF", "LOGCDF", "icdf", "logccdf", "logcdf"]
@@ -89,9 +90,14 @@ def _dispatch(caller: str, table: dict[str, Callable[..., Var]], what: str, x: A
     p = params[0] if params else None
     if name == "bernoulli" and p.owner is not None and isinstance(p.owner.op, Sigmoid):
         name, params = "bernoulli_logit", list(p.owner.inputs)  # exact where sigmoid rounds
-    if name not in table:
+    spec = node.op.spec if isinstance(node.op, CustomRV) else None
+    if spec is not None and spec.logcdf is not None and table is not ICDF:
+        out = as_var(spec.logcdf(v, *params), context=f"{name}: logcdf")  # the author's
+        out = out if table is LOGCDF else rt.log1mexp(out)
+    elif name not in table:
         raise GraphTypeError(f"rl.{caller}: the {name} draw has no closed-form {what}")
-    out = table[name](v, *params)
+    else:
+        out = table[name](v, *params)
     if node.op.size is not None:  # size= may make the draw larger than its parameters
         out = out + rt.zeros(node.inputs[1], dtype=out.dtype)
     return out
