@@ -46,6 +46,7 @@ from rewritekit.random.composite import BUILTIN
 from rewritekit.rules import as_ruleset, rewrite
 from rewritekit.tensor import random as rv
 from rewritekit.tensor.custom_random import CustomRV
+from rewritekit.tensor.random import RandomVariable
 from rewritekit.tensor.reduction import sum as _sum
 
 __all__ = [
@@ -454,21 +455,42 @@ def _cut_keys(x: Var) -> Var:
 def _given(var: Var, conditioned: dict[Var, Var]) -> Var:
     """``var`` with the random quantities it reads replaced by their values.
 
-    Only the replacements ``var`` can reach locally are passed to ``replace`` (with the
-    full map, each call would check every earlier value: quadratic in the model's size). A
-    draw reads the earlier ones through its parameters and its key; an image of an
-    unvalued draw (``exp(z)``) gets the full map, since ``replace`` walks through ``z``.
+    Only the replacements ``var`` can reach are passed to ``replace`` (with the full map,
+    each call would check every earlier value: quadratic in the model's size): through its
+    Ops and the parameters of the unvalued draws it reads (an image such as ``exp(z)``),
+    not through keys. ``replace`` itself would walk down the chain of keys behind every
+    draw it meets; each draw met that needs no substitution inside (a valued one, or one
+    that only handed an unvalued one its key) is mapped whole, to its values or to
+    itself, which stops the walk there.
     """
     if var in conditioned:
         return conditioned[var]
     if not conditioned:
         return var
-    roots = var.owner.inputs if is_random(var) else (var,)
-    near = {v for root in roots for v in local_ancestors(root)}
-    if not is_random(var) and any(is_random(v) and v not in conditioned for v in near):
-        return replace(var, conditioned)
+    draws = [var] if is_random(var) else []
+    near: set[Var] = set()
+    stack = list(var.owner.inputs) if draws else [var]
+    while stack:
+        for v in local_ancestors(stack.pop()):
+            if v in near:
+                continue
+            near.add(v)
+            if is_random(v) and v not in conditioned:
+                draws.append(v)
+                stack.extend(v.owner.inputs[2:])
     mapping = {v: conditioned[v] for v in near if v in conditioned}
-    return replace(var, mapping) if mapping else var
+    if not mapping:
+        return var
+    # the draws met: those read, and those that handed the unvalued ones their keys
+    met = {v.owner for v in near if is_random(v)}
+    met.update(d.owner.inputs[0].owner for d in draws)
+    for node in met:
+        if node is None or not isinstance(node.op, RandomVariable):
+            continue
+        if all(out in conditioned or out not in near for out in node.outputs):
+            for out in node.outputs:
+                mapping.setdefault(out, conditioned.get(out, out))
+    return replace(var, mapping)
 
 
 def _check_fits(x: Var, value: Var, transform: Transform | None) -> None:
