@@ -10,7 +10,11 @@ from __future__ import annotations
 __all__ = [
     "BroadcastError",
     "DTypeError",
+    "GraphFileError",
+    "GraphIndexError",
+    "GraphRuntimeError",
     "GraphTypeError",
+    "NonFiniteError",
     "ReplaceError",
     "RewriteCycleError",
     "RewriteMismatch",
@@ -62,3 +66,24 @@ class RewriteCycleError(RewritekitError, ValueError):
 
 class RewriteMismatch(RewritekitError, AssertionError):
     """A rewrite changed a value on real inputs (``rk.function(..., check_rewrites=True)``)."""
+
+
+class GraphIndexError(RewritekitError, IndexError):
+    """An index out of bounds when a compiled function ran: names the graph input(s) the
+    index came from, the axis, the index and the length."""
+
+
+class GraphRuntimeError(RewritekitError, RuntimeError):
+    """A failure inside a compiled function (a shape mismatch, a failed reshape, a singular
+    matrix): names the Op, its inputs and their shapes, and the rule that made the node;
+    the backend's exception is chained."""
+
+
+class NonFiniteError(RewritekitError, FloatingPointError):
+    """``debug_nans=True``: an output was NaN or infinite where the inputs were finite;
+    names the first node that produced it."""
+
+
+class GraphFileError(RewritekitError, ValueError):
+    """A saved graph file that cannot be loaded (malformed, an unknown Op name, a constant
+    whose bytes disagree with its dtype and shape): names the place in the file."""
