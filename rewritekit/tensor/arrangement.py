@@ -393,9 +393,13 @@ def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Var]:
     return [getitem(x, (*head, slice(lo, hi))) for lo, hi in itertools.pairwise(bounds)]
 
 
-def take_along_axis(arr: Any, indices: Any, axis: int) -> Var:
+def take_along_axis(
+    arr: Any, indices: Any, axis: int, mode: str = "raise", fill_value: Any = None
+) -> Var:
     """``arr`` read at ``indices`` along ``axis`` (NumPy's ``take_along_axis``): ``indices``
-    has ``arr``'s number of axes and broadcasts with it on the others."""
+    has ``arr``'s number of axes and broadcasts with it on the others. ``mode`` ("raise",
+    "clip" or "fill", with ``fill_value``) says what an index out of bounds does, as in
+    ``rt.getitem``."""
     arr = _input("take_along_axis", arr)
     indices = as_var(indices, context="take_along_axis: input 'indices'")
     if indices.ndim != arr.ndim:
@@ -412,7 +416,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int) -> Var:
         index.append(
             expand_dims(arange(shape_i(arr, d)), others) if others else arange(shape_i(arr, d))
         )
-    return getitem(arr, tuple(index))
+    return getitem(arr, tuple(index), mode, fill_value)
 
 
 def logaddexp2(x: Any, y: Any) -> Var:

@@ -157,22 +157,26 @@ def atleast_3d(*arys: Any) -> Any:
 
 # --- indexing ---------------------------------------------------------------------------
 
-_TAKE_MODES = ("raise", "wrap", "clip")
+_TAKE_MODES = ("raise", "wrap", "clip", "fill")
 
 
-def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> Var:
+def take(
+    a: Any, indices: Any, axis: int | None = None, mode: str = "raise", fill_value: Any = None
+) -> Var:
     """The elements of ``a`` at ``indices`` along ``axis`` (of the flattened ``a`` when
     ``axis`` is None), as ``np.take``: the result has shape
     ``a.shape[:axis] + indices.shape + a.shape[axis + 1:]``.
 
-    ``mode`` says what an index outside ``[-n, n)`` does: ``"wrap"`` takes it modulo n,
-    ``"clip"`` clips it to ``[0, n - 1]`` (a negative index becomes 0, as NumPy), and
-    ``"raise"`` (NumPy's default) is an ``IndexError`` on the NumPy backend. Compiled JAX
-    code cannot raise on a value: the JAX backend clamps such an index into range (JAX's
-    own indexing); pass ``"wrap"`` or ``"clip"`` for one meaning on both backends.
+    ``mode`` says what an index outside ``[-n, n)`` does, the same on every backend:
+    ``"raise"`` (NumPy's default): a compiled function raises ``rk.GraphIndexError``;
+    ``"wrap"`` takes it modulo n; ``"clip"`` clips it to ``[0, n - 1]`` (a negative index
+    becomes 0, as ``np.take`` and ``jnp.take``); ``"fill"`` (``jnp.take``'s default) reads
+    ``fill_value`` (by default NaN for floats, the smallest value for signed integers, the
+    largest for unsigned ones, True for bools). A negative index in ``[-n, 0)`` counts from
+    the end in every mode but ``"clip"``.
 
     Raises:
-        GraphTypeError: ``mode`` is not one of the three, or ``axis`` is not an int.
+        GraphTypeError: ``mode`` is not one of the four, or ``axis`` is not an int.
         DTypeError: ``indices`` are not integers.
         ShapeError: ``axis`` is out of range.
 
@@ -181,7 +185,7 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
         (4, 3)
     """
     if mode not in _TAKE_MODES:
-        raise GraphTypeError(f"take: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+        raise GraphTypeError(f"take: mode must be 'raise', 'wrap', 'clip' or 'fill', got {mode!r}")
     x = _input("take", "a", a)
     index = _input("take", "indices", indices)
     if index.type.kind not in "iu":
@@ -194,10 +198,12 @@ def take(a: Any, indices: Any, axis: int | None = None, mode: str = "raise") -> 
     if x.ndim == 0:
         raise ShapeError(f"take: expected an input with at least one axis, got {x.type}")
     axis = axis_index("take", axis, x.ndim, x)
-    if mode != "raise":
+    if mode in ("wrap", "clip"):
         n = shape_i(x, axis)
         index = mod(index, n) if mode == "wrap" else clip(index, 0, n - 1)
-    return getitem(x, (slice(None),) * axis + (index,))
+    # wrapped and clipped indices lie in the axis: no check ("clip" also covers n = 0)
+    checked = {"raise": "raise", "fill": "fill"}.get(mode, "clip")
+    return getitem(x, (slice(None),) * axis + (index,), checked, fill_value)
 
 
 # --- broadcasting -----------------------------------------------------------------------

@@ -144,12 +144,18 @@ def entry_axes(index: tuple[Any, ...], ndim: int) -> list[int | None]:
 
 
 def selected_shape(
-    name: str, index: tuple[Any, ...], x: TensorType, parts: Sequence[TensorType]
+    name: str,
+    index: tuple[Any, ...],
+    x: TensorType,
+    parts: Sequence[TensorType],
+    checked: bool = True,
 ) -> tuple[int | None, ...]:
     """The static shape of ``x[index]``, given the types of the run-time parts.
+    ``checked``: a static integer index must lie in its axis (False for the modes "clip"
+    and "fill", which define the others).
 
     Raises:
-        ShapeError: too many indices, or a static integer index out of range.
+        ShapeError: too many indices, or (``checked``) a static integer index out of range.
         DTypeError: a run-time part is not of an integer dtype (a mask raises
             ``GraphTypeError``).
         BroadcastError: the index arrays do not broadcast together.
@@ -190,7 +196,7 @@ def selected_shape(
             adv_shapes.append(_check_array_part(name, next(feed), axis).shape)
         elif entry == SCALAR:
             _check_int_part(name, next(feed), f"the index for axis {axis}")
-        elif length is not None and not -length <= entry < length:
+        elif checked and length is not None and not -length <= entry < length:
             raise ShapeError(
                 f"{name}: index {entry} is out of range for axis {axis} with length {length}"
             )
@@ -360,8 +366,11 @@ def _check_constant_arrays(name: str, index: tuple[Any, ...], parts: list[Var], 
             )
 
 
-def parse_index(name: str, index: Any, x: Var) -> tuple[tuple[Any, ...], list[Var]]:
-    """A user's index of ``x`` as (index parameter, run-time parts), checked.
+def parse_index(
+    name: str, index: Any, x: Var, checked: bool = True
+) -> tuple[tuple[Any, ...], list[Var]]:
+    """A user's index of ``x`` as (index parameter, run-time parts), checked (``checked``:
+    constant index arrays must lie in their axes; False for the modes "clip" and "fill").
 
     Raises:
         GraphTypeError: a boolean mask (use ``rt.where``) or an entry of another kind.
@@ -388,7 +397,8 @@ def parse_index(name: str, index: Any, x: Var) -> tuple[tuple[Any, ...], list[Va
         entries.append(entry)
         parts.extend(entry_parts)
     parameter = canonical_index(name, tuple(_expand_ellipsis(name, entries, x)))
-    _check_constant_arrays(name, parameter, parts, x)
+    if checked:
+        _check_constant_arrays(name, parameter, parts, x)
     return parameter, parts
 
 

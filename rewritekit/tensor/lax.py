@@ -673,7 +673,7 @@ def gather(
     per_axis, valid = _window_indices(
         "gather", x, idx, out_ndim, offset_dims, dimension_numbers, slice_sizes, _mode(mode)
     )
-    out = getitem(x, per_axis)
+    out = getitem(x, per_axis, "clip")
     if valid is None:
         return out
     return where(valid, out, _fill_value(x.dtype, fill_value))
@@ -725,7 +725,7 @@ def scatter_add(
     )
     if valid is not None:
         u = where(valid, u, 0)
-    return inc_subtensor(getitem(x, per_axis), u)
+    return inc_subtensor(getitem(x, per_axis, "clip"), u)
 
 
 def scatter(
@@ -743,7 +743,7 @@ def scatter(
     x, per_axis, u, valid = _scatter_parts(
         "scatter", operand, scatter_indices, updates, dimension_numbers, mode
     )
-    target = getitem(x, per_axis)
+    target = getitem(x, per_axis, "clip")
     if valid is not None:
         u = where(valid, u, target)
     return set_subtensor(target, u)
@@ -765,14 +765,14 @@ def scatter_max(
         "scatter_max", operand, scatter_indices, updates, dimension_numbers, mode
     )
     if valid is not None:
-        u = where(valid, u, getitem(x, per_axis))
+        u = where(valid, u, getitem(x, per_axis, "clip"))
     if x.type.kind == "b":
-        counts = inc_subtensor(getitem(cast(x, "int32"), per_axis), cast(u, "int32"))
+        counts = inc_subtensor(getitem(cast(x, "int32"), per_axis, "clip"), cast(u, "int32"))
         return greater(counts, 0)
     if not unique_indices:
         raise GraphTypeError(
             f"lax.scatter_max: repeated indices of a {x.dtype} operand are not supported "
             "(only booleans, or unique_indices=True)"
         )
-    target = getitem(x, per_axis)
+    target = getitem(x, per_axis, "clip")
     return set_subtensor(target, maximum(target, u))

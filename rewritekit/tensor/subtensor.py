@@ -10,10 +10,24 @@ index) broadcast together; if they are adjacent their broadcast shape replaces t
 place, otherwise it comes first. Boolean masks are refused: the result's shape would
 depend on the data (use ``rt.where``).
 
-Run-time indices differ between backends where NumPy would fail: NumPy raises
-``IndexError`` for an out-of-range integer or index array, JAX clamps indices when
-reading and drops out-of-range updates. ``set_subtensor`` with a repeated index keeps the
-last write in NumPy; in JAX which write wins is unspecified, so avoid repeats there.
+Out of bounds: an integer index or index array entry ``i`` of an axis of length ``n`` is
+in bounds when ``-n <= i < n`` (a negative one counts from the end, as in NumPy); slices
+never are out of bounds (NumPy clips them). What an index out of bounds does is the Op's
+parameter ``mode``, the same on every backend:
+
+- ``"raise"`` (the default, ``x[i]``): a compiled function raises ``rk.GraphIndexError``
+  naming the Op, the graph inputs the index comes from, the axis, the index and the
+  length. ``f.jax_fn`` (which cannot raise on a value) reads as ``"fill"`` instead;
+- ``"clip"``: a negative index counts from the end, then the index is clamped into
+  ``[0, n - 1]`` (``jax.numpy``'s ``.at[i].get(mode="clip")``); updates land on the
+  clamped element;
+- ``"fill"``: a read out of bounds gives ``fill_value`` (by default NaN for floats, the
+  smallest value for signed integers, the largest for unsigned ones, True for bools, as
+  ``jax.numpy``); an update out of bounds is dropped (``jax.numpy``'s "drop").
+
+An integer index into an axis of length 0 is out of bounds in every mode ("clip" raises:
+there is no element to clamp to). ``set_subtensor`` with a repeated index keeps the last
+write in NumPy; in JAX which write wins is unspecified, so avoid repeats there.
 """
 
 from __future__ import annotations
@@ -55,44 +69,117 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "getitem", "inc_subtensor", 
 # --- Ops --------------------------------------------------------------------------------
 
 
+#: What an index out of bounds does (see the module docstring).
+MODES = ("raise", "clip", "fill")
+
+
+def index_mode(name: str, mode: str) -> str:
+    """``mode`` checked; ``"drop"`` (``jax.numpy``'s name for updates) is ``"fill"``."""
+    if mode == "drop":
+        return "fill"
+    if mode not in MODES:
+        raise GraphTypeError(
+            f"{name}: mode must be 'raise', 'clip' or 'fill' ('drop' is 'fill'), got {mode!r}"
+        )
+    return mode
+
+
+def default_fill_value(dtype: str) -> Any:
+    """What mode "fill" reads out of bounds unless told (``jax.numpy``'s defaults)."""
+    kind = np.dtype(dtype).kind
+    if kind in "fc":
+        return np.nan
+    if kind == "b":
+        return True
+    return int(np.iinfo(dtype).min if kind == "i" else np.iinfo(dtype).max)
+
+
+def _fill_value(name: str, dtype: str, value: Any) -> Any:
+    """``value`` as a Python scalar of ``dtype``, or None for the default (NaN included)."""
+    if value is None:
+        return None
+    if isinstance(value, Var) or np.ndim(value) != 0:
+        raise GraphTypeError(f"{name}: fill_value must be a static scalar, got {value!r}")
+    try:
+        item = np.array(value, dtype=dtype).item()
+    except (OverflowError, TypeError, ValueError):
+        raise GraphTypeError(f"{name}: fill_value {value!r} does not fit {dtype}") from None
+    default = default_fill_value(dtype)
+    if item != item or (not isinstance(default, float) and item == default):
+        return None  # NaN (the float default), or the integer or bool default
+    return item
+
+
+def _canonical_mode(name: str, index: tuple[Any, ...], mode: str) -> str:
+    """``mode`` checked; "raise" for an index of slices and new axes only (nothing in it
+    can be out of bounds, so equal selections are one Op)."""
+    mode = index_mode(name, mode)
+    if any(isinstance(e, int) or e in (SCALAR, ARRAY) for e in index):
+        return mode
+    return "raise"
+
+
 class IndexOp(Op):
-    """Base of the indexing Ops: the ``index`` parameter and the selection's shape."""
+    """Base of the indexing Ops: the ``index`` parameter, the out-of-bounds ``mode``, and
+    the selection's shape."""
 
     abstract = True
 
-    __props__ = ("index",)
+    __props__ = ("index", "mode")
 
-    def __init__(self, index: Any) -> None:
-        super().__init__(canonical_index(self.name, index))
+    def __init__(self, index: Any, mode: str = "raise") -> None:
+        index = canonical_index(self.name, index)
+        super().__init__(index, _canonical_mode(self.name, index, mode))
 
     @property
     def is_advanced(self) -> bool:
         """True when the index holds an integer array (the result is a copy, not a view)."""
         return ARRAY in self.index
 
+    def with_index(self, index: Any) -> IndexOp:
+        """The same Op (class, mode, fill value) over another index."""
+        extra = {p: getattr(self, p) for p in type(self).__props__ if p != "index"}
+        return type(self)(index, **extra)
+
     def __str__(self) -> str:
-        return f"{type(self).__name__}{index_str(self.index)}"
+        fill = getattr(self, "fill_value", None)
+        shown = "" if fill is None else f", fill_value={fill!r}"
+        mode = "" if self.mode == "raise" else f"{{mode={self.mode}{shown}}}"
+        return f"{type(self).__name__}{index_str(self.index)}{mode}"
 
 
 class Subtensor(IndexOp):
     """``x[index]``: NumPy's basic and integer-array indexing (see the module docstring).
 
     Inputs: ``x``, then the run-time parts of the index in order. Integer indices and
-    index arrays must lie in ``[-n, n)`` for an axis of length ``n``.
+    index arrays out of ``[-n, n)`` for an axis of length ``n`` raise, are clamped, or read
+    ``fill_value`` (None: the dtype's default), by ``mode``.
     """
 
     name = "getitem"
 
+    __props__ = ("index", "mode", "fill_value")
+
+    def __init__(self, index: Any, mode: str = "raise", fill_value: Any = None) -> None:
+        index = canonical_index(self.name, index)
+        mode = _canonical_mode(self.name, index, mode)
+        if mode != "fill" or fill_value != fill_value:  # NaN: the float default
+            fill_value = None
+        Op.__init__(self, index, mode, fill_value)
+
     def infer_types(self, x: TensorType, *parts: TensorType) -> tuple[TensorType, ...]:
-        return (x.with_shape(selected_shape(self.name, self.index, x, parts)),)
+        checked = self.mode == "raise"
+        return (x.with_shape(selected_shape(self.name, self.index, x, parts, checked)),)
 
     def vjp(self, inputs: Vars, outputs: Vars, cotangents: Vars) -> Grads:
         # each selected element of x receives g once per time it was read: scatter-add g
-        # into zeros (a repeated index array entry accumulates)
+        # into zeros (a repeated index array entry accumulates); "clip" adds at the clamped
+        # element, "fill" drops the elements it filled
         (x, *parts), (g,) = inputs, cotangents
         if x.type.kind not in "fc":
             return [None] * len(inputs)
-        return [IncSubtensor(self.index)(zeros_like(x), g, *parts), *[None] * len(parts)]
+        gx = IncSubtensor(self.index, self.mode)(zeros_like(x), g, *parts)
+        return [gx, *[None] * len(parts)]
 
 
 class UpdateSubtensor(IndexOp):
@@ -104,7 +191,7 @@ class UpdateSubtensor(IndexOp):
     def infer_types(
         self, x: TensorType, value: TensorType, *parts: TensorType
     ) -> tuple[TensorType, ...]:
-        selected = selected_shape(self.name, self.index, x, parts)
+        selected = selected_shape(self.name, self.index, x, parts, self.mode == "raise")
         if value.dtype != x.dtype:
             raise DTypeError(
                 f"{self.name}: the value has dtype {value.dtype} but x has {x.dtype}; "
@@ -135,10 +222,10 @@ class SetSubtensor(UpdateSubtensor):
         if x.type.kind not in "fc":
             return [None] * len(inputs)
         zero = constant(np.zeros((), dtype=g.dtype))
-        gx = SetSubtensor(self.index)(g, zero, *parts)
-        selected = Subtensor(self.index)(g, *parts)
+        gx = SetSubtensor(self.index, self.mode)(g, zero, *parts)
+        selected = _read(self, g, parts, 0)
         if self.is_advanced:
-            selected = _surviving(self.index, g, selected, parts)
+            selected = _surviving(self, g, selected, parts)
         return [gx, input_grad(selected, value), *[None] * len(parts)]
 
 
@@ -153,20 +240,27 @@ class IncSubtensor(UpdateSubtensor):
         (x, value, *parts), (g,) = inputs, cotangents
         if x.type.kind not in "fc":
             return [None] * len(inputs)
-        return [g, input_grad(Subtensor(self.index)(g, *parts), value), *[None] * len(parts)]
+        return [g, input_grad(_read(self, g, parts, 0), value), *[None] * len(parts)]
 
 
-def _surviving(index: tuple[Any, ...], g: Var, selected: Var, parts: Sequence[Var]) -> Var:
+def _read(op: IndexOp, g: Var, parts: Sequence[Var], dropped: Any) -> Var:
+    """``g`` read where ``op`` writes, in its mode; a write that "fill" drops reads
+    ``dropped``."""
+    return Subtensor(op.index, op.mode, _fill_value(op.name, g.dtype, dropped))(g, *parts)
+
+
+def _surviving(op: SetSubtensor, g: Var, selected: Var, parts: Sequence[Var]) -> Var:
     """``selected`` (``g[index]``) zeroed where a write of ``set_subtensor`` is overwritten
-    by a later one to the same element (a repeated index array entry).
+    by a later one to the same element (a repeated index array entry, or two indices that
+    "clip" clamps alike).
 
     Each write gets an id; setting the ids and reading them back shows which survived (as
-    ``jax.grad`` of a scatter does).
+    ``jax.grad`` of a scatter does); a dropped write reads back -1.
     """
 
     ids = reshape(arange(size(selected)), shape(selected))
-    written = SetSubtensor(index)(zeros_like(g, "int64"), ids, *parts)
-    survived = equal(Subtensor(index)(written, *parts), ids)
+    written = SetSubtensor(op.index, op.mode)(zeros_like(g, "int64"), ids, *parts)
+    survived = equal(_read(op, written, parts, -1), ids)
     return where(survived, selected, zeros_like(selected))
 
 
@@ -174,31 +268,44 @@ def _surviving(index: tuple[Any, ...], g: Var, selected: Var, parts: Sequence[Va
 
 
 @pattern_function(Subtensor)
-def getitem(x: Any, index: Any) -> Var:
+def getitem(x: Any, index: Any, mode: str = "raise", fill_value: Any = None) -> Var:
     """``x[index]`` with NumPy's semantics for basic and integer-array indexing.
 
     ``index`` may hold Python or NumPy ints, integer scalar Vars, slices (bounds: ints,
     None or integer scalar Vars), ``None``, ``...``, and integer arrays (NumPy arrays,
-    lists, integer Vars with ndim >= 1), alone or in a tuple. ``Var.__getitem__`` calls it.
+    lists, integer Vars with ndim >= 1), alone or in a tuple. ``Var.__getitem__`` calls it
+    (``x.at[index].get(mode=...)`` too).
+
+    ``mode`` says what an integer index or index array entry out of ``[-n, n)`` does (the
+    module docstring): ``"raise"`` (a compiled function raises ``rk.GraphIndexError``),
+    ``"clip"`` (clamped into the axis, after a negative index counts from the end) or
+    ``"fill"`` (reads ``fill_value``, a static scalar; by default NaN for floats, the
+    smallest value for signed integers, the largest for unsigned ones, True for bools).
 
     Raises:
-        GraphTypeError: a boolean mask (use ``rt.where``) or an entry of another kind.
+        GraphTypeError: a boolean mask (use ``rt.where``) or an entry of another kind; an
+            unknown mode or a fill value that is not a static scalar of ``x``'s dtype.
         DTypeError: a Var entry that is not of an integer dtype.
-        ShapeError: too many indices, a static index out of range, a zero step.
+        ShapeError: too many indices, a zero step, or (mode "raise") a static index out
+            of range.
         BroadcastError: index arrays whose static shapes do not broadcast.
 
     Example:
         >>> x = rt.tensor("x", shape=(5, 4))
         >>> x[1:4, [0, 2, 2]].type.shape
         (3, 3)
+        >>> rt.getitem(x, (7, 0), mode="fill", fill_value=0.0).type.shape
+        ()
     """
     x = as_var(x, context="getitem: input 'x'")
+    mode = index_mode("getitem", mode)
+    fill = _fill_value("getitem", x.dtype, fill_value) if mode == "fill" else None
     window, index = _windows(x, index)
     if window is not x and isinstance(index, tuple) and not index:
         return window  # x[i:i + k]: the window, nothing more
     x = window
-    parameter, parts = parse_index("getitem", index, x)
-    return Subtensor(parameter)(x, *parts)
+    parameter, parts = parse_index("getitem", index, x, mode == "raise")
+    return Subtensor(parameter, mode, fill)(x, *parts)
 
 
 def _windows(x: Var, index: Any) -> tuple[Var, Any]:
@@ -227,10 +334,15 @@ def _windows(x: Var, index: Any) -> tuple[Var, Any]:
 
 
 def _update(
-    name: str, op_class: type[UpdateSubtensor], x_sub: Any, value: Any, in_window: bool = False
+    name: str,
+    op_class: type[UpdateSubtensor],
+    x_sub: Any,
+    value: Any,
+    in_window: bool = False,
+    mode: str | None = None,
 ) -> Var:
     """``x_sub = x[idx]`` updated in ``x``; ``in_window``: ``x`` may be a dynamic window
-    (``at_update`` writes it back)."""
+    (``at_update`` writes it back); ``mode``: None for ``x_sub``'s."""
     owner = x_sub.owner if isinstance(x_sub, Var) else None
     if owner is not None and isinstance(owner.op, DynamicSlice):  # x[i:i + k]
         x, *starts = owner.inputs
@@ -257,21 +369,23 @@ def _update(
             f"x.at[idx].{'set' if op_class is SetSubtensor else 'add'}(value))"
         )
     x, *parts = owner.inputs
-    return op_class(owner.op.index)(x, _value(name, value, x), *parts)
+    mode = owner.op.mode if mode is None else index_mode(name, mode)
+    return op_class(owner.op.index, mode)(x, _value(name, value, x), *parts)
 
 
-def at_update(x: Var, index: Any, value: Any, add: bool) -> Var:
-    """``x.at[index].set(value)`` (``add``: ``.add``), dynamic windows included: the window
-    is updated, then written back at its clamped starts."""
+def at_update(x: Var, index: Any, value: Any, add: bool, mode: str = "raise") -> Var:
+    """``x.at[index].set(value, mode=...)`` (``add``: ``.add``), dynamic windows included:
+    the window is updated, then written back at its clamped starts."""
     name, op_class = ("inc_subtensor", IncSubtensor) if add else ("set_subtensor", SetSubtensor)
+    mode = index_mode(name, mode)
     window, rest = _windows(x, index)
     if window is x:
-        return _update(name, op_class, getitem(x, index), value)
+        return _update(name, op_class, getitem(x, index, mode), value)
     if rest == ():  # x[i:i + k]: the window itself
         return _update(name, op_class, window, value)
     node = window.owner
     x, *starts = node.inputs
-    written = _update(name, op_class, getitem(window, rest), value, in_window=True)
+    written = _update(name, op_class, getitem(window, rest, mode), value, in_window=True)
     return DynamicUpdateSlice(node.op.axes)(x, written, *starts)
 
 
@@ -290,15 +404,22 @@ def _value(name: str, value: Any, x: Var) -> Var:
 
 
 @pattern_function()
-def set_subtensor(x_sub: Var, value: Any) -> Var:
+def set_subtensor(x_sub: Var, value: Any, mode: str | None = None) -> Var:
     """``x`` with the elements ``x_sub = x[idx]`` selects replaced by ``value``.
 
     ``value`` broadcasts to ``x_sub``'s shape and is cast to ``x``'s dtype. ``x`` itself
     is unchanged (a new graph). With a repeated index the last write wins in NumPy; JAX
     does not specify which. ``x.at[idx].set(value)`` is the same.
 
+    ``mode`` (by default ``x_sub``'s) says what an index out of bounds does: ``"raise"``
+    (a compiled function raises ``rk.GraphIndexError``), ``"clip"`` (the write lands on
+    the clamped element) or ``"fill"`` (alias ``"drop"``: the write is dropped), as
+    ``x.at[idx].set(value, mode=...)`` in ``jax.numpy``. A static index out of bounds of
+    a static length is refused when ``x[idx]`` is built: use
+    ``x.at[idx].set(value, mode=...)`` for it.
+
     Raises:
-        GraphTypeError: ``x_sub`` is not the result of indexing.
+        GraphTypeError: ``x_sub`` is not the result of indexing; an unknown mode.
         BroadcastError: ``value`` does not broadcast to the selected shape.
 
     Example:
@@ -306,19 +427,19 @@ def set_subtensor(x_sub: Var, value: Any) -> Var:
         >>> rt.set_subtensor(x[1:3], 0.0) is x.at[1:3].set(0.0)
         True
     """
-    return _update("set_subtensor", SetSubtensor, x_sub, value)
+    return _update("set_subtensor", SetSubtensor, x_sub, value, mode=mode)
 
 
 @pattern_function()
-def inc_subtensor(x_sub: Var, value: Any) -> Var:
+def inc_subtensor(x_sub: Var, value: Any, mode: str | None = None) -> Var:
     """``x`` with ``value`` added at the elements ``x_sub = x[idx]`` selects.
 
     A repeated index adds every time (``np.add.at``). ``value`` broadcasts to ``x_sub``'s
     shape and is cast to ``x``'s dtype (NumPy's ``+=`` would refuse, e.g., float into
-    int). ``x.at[idx].add(value)`` is the same.
+    int). ``x.at[idx].add(value)`` is the same. ``mode`` as in ``set_subtensor``.
 
     Raises:
-        GraphTypeError: ``x_sub`` is not the result of indexing.
+        GraphTypeError: ``x_sub`` is not the result of indexing; an unknown mode.
         BroadcastError: ``value`` does not broadcast to the selected shape.
 
     Example:
@@ -326,4 +447,4 @@ def inc_subtensor(x_sub: Var, value: Any) -> Var:
         >>> rt.inc_subtensor(x[[0, 0]], 1.0).type.shape
         (5,)
     """
-    return _update("inc_subtensor", IncSubtensor, x_sub, value)
+    return _update("inc_subtensor", IncSubtensor, x_sub, value, mode=mode)

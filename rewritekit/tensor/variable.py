@@ -112,13 +112,19 @@ class _AtIndex:
         self.var = var
         self.index = index
 
-    def set(self, value: Any) -> Var:
-        """x with x[idx] replaced by value (a new graph; x is unchanged)."""
-        return _rt().subtensor.at_update(self.var, self.index, value, add=False)
+    def get(self, mode: str = "raise", fill_value: Any = None) -> Var:
+        """x[idx]; ``mode`` "raise", "clip" or "fill" (with ``fill_value``) says what an
+        index out of bounds does (``rt.getitem``)."""
+        return _rt().subtensor.getitem(self.var, self.index, mode, fill_value)
 
-    def add(self, value: Any) -> Var:
-        """x with value added at x[idx] (repeated indices accumulate)."""
-        return _rt().subtensor.at_update(self.var, self.index, value, add=True)
+    def set(self, value: Any, mode: str = "raise") -> Var:
+        """x with x[idx] replaced by value (a new graph; x is unchanged); ``mode`` "clip"
+        writes at the clamped index, "fill" (or "drop") drops a write out of bounds."""
+        return _rt().subtensor.at_update(self.var, self.index, value, add=False, mode=mode)
+
+    def add(self, value: Any, mode: str = "raise") -> Var:
+        """x with value added at x[idx] (repeated indices accumulate); ``mode`` as ``set``."""
+        return _rt().subtensor.at_update(self.var, self.index, value, add=True, mode=mode)
 
 
 def _method(name: str, doc: str) -> Any:

@@ -21,6 +21,7 @@ from rewritekit.tensor import (
     clip,
     cumsum,
     expand_dims,
+    getitem,
     logical_and,
     not_equal,
     reshape,
@@ -138,16 +139,17 @@ def _array_entries(index: tuple[Any, ...]) -> list[bool]:
 
 @rule(Subtensor)
 def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
-    index = node.op.index  # type: ignore[attr-defined]
+    op: Any = node.op  # the mode and fill value go with the index
+    index = op.index
     if only_first(batched) and _basic(index):
-        return apply_op(Subtensor((_FULL,) * nb + tuple(index)), tuple(inputs))
+        return apply_op(op.with_index((_FULL,) * nb + tuple(index)), tuple(inputs))
     x, *parts = inputs
     batch = batch_lengths(inputs, batched, nb)
     new = _batched_index(index, parts, list(node.inputs[1:]), batched[1:], batch)
     if new is None:
         return None
     x = x if batched[0] else broadcast_batch(x, batch)
-    out = apply_op(Subtensor(new.index), (x, *new.parts))[0]
+    out = apply_op(op.with_index(new.index), (x, *new.parts))[0]
     order = new.core_order(nb, out.ndim)
     return [out if order == tuple(range(out.ndim)) else transpose(out, order)]
 
@@ -156,17 +158,20 @@ def _subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> 
 def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: int) -> Any:
     """``set_subtensor``/``inc_subtensor``: a shared ``x`` is broadcast over the batch, and
     the value (batched or not) aligned to the batched selection."""
-    op = node.op
-    index = op.index  # type: ignore[attr-defined]
+    op: Any = node.op
+    index = op.index
     x, value, *parts = inputs
     core_x, core_value, *core_parts = node.inputs
-    selection = len(selected_shape(op.name, index, core_x.type, [p.type for p in core_parts]))
+    checked = op.mode == "raise"
+    selection = len(
+        selected_shape(op.name, index, core_x.type, [p.type for p in core_parts], checked)
+    )
     batch = batch_lengths(inputs, batched, nb)
     x = x if batched[0] else broadcast_batch(x, batch)
     if not any(batched[2:]) and _basic(index):
         if batched[1]:
             value = pad_core(value, nb, core_value.ndim, selection)
-        return apply_op(type(op)((_FULL,) * nb + tuple(index)), (x, value, *parts))
+        return apply_op(op.with_index((_FULL,) * nb + tuple(index)), (x, value, *parts))
     new = _batched_index(index, parts, core_parts, batched[2:], batch)
     if new is None:
         return None
@@ -179,7 +184,7 @@ def _update_subtensor(node: Apply, inputs: list[Var], batched: list[bool], nb: i
         order = tuple(a - nb for a in new.batch_order(nb, nb + selection)[nb:])
     if order != tuple(range(len(order))):
         value = transpose(value, order)
-    return apply_op(type(op)(new.index), (x, value, *new.parts))
+    return apply_op(op.with_index(new.index), (x, value, *new.parts))
 
 
 # --- dynamic windows ------------------------------------------------------------------------
@@ -205,12 +210,13 @@ def _window_index(op: Any, x: Var, starts: list[Var], sizes: list[int]) -> tuple
 
 
 def _dynamic_slice_gather(op: Any, x: Var, *starts: Var) -> list[Var]:
-    return [x[_window_index(op, x, list(starts), list(op.sizes))]]
+    # the positions are clamped into the axes: mode "clip" is exact and needs no check
+    return [getitem(x, _window_index(op, x, list(starts), list(op.sizes)), "clip")]
 
 
 def _dynamic_update_scatter(op: Any, x: Var, update: Var, *starts: Var) -> list[Var]:
     sizes = [update.type.shape[a] for a in op.axes]
-    return [set_subtensor(x[_window_index(op, x, list(starts), sizes)], update)]
+    return [set_subtensor(getitem(x, _window_index(op, x, list(starts), sizes), "clip"), update)]
 
 
 def _via(equivalent: Any) -> Any:

@@ -1,5 +1,6 @@
 """Making and rearranging arrays over an array module ``xp``: the shape Ops
-(``rewritekit.tensor.shapes``), creation (``creation``), indexing (``subtensor``), sorts
+(``rewritekit.tensor.shapes``), creation (``creation``), the index tuple of indexing
+(``subtensor``; each backend has its own Ops, for out-of-bounds indices), sorts
 (``sorting``) and searches (``searching``), and the batch shape of a random draw (``random``).
 
 Shapes are static in XLA: ``Shape`` and ``ShapeI`` give concrete NumPy values even under
@@ -107,11 +108,6 @@ def index(op: st.Subtensor | st.SetSubtensor | st.IncSubtensor, parts: tuple[Any
             ) from None
 
     return st.make_index(op.index, parts, bound)
-
-
-def subtensor(xp: Any) -> Table:
-    """``Subtensor`` over ``xp``: what ``x[idx]`` returns (the updates are each backend's)."""
-    return {st.Subtensor: lambda op, node: lambda x, *parts: xp.asarray(x)[index(op, parts)]}
 
 
 def sorting(xp: Any) -> Table:

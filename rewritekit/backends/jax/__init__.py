@@ -21,6 +21,10 @@ Lowering rules:
   ``f.jax_fn`` is the pure, un-jitted function; it follows the caller's JAX settings, so
   to get float64 out of it in your own ``jax.jit``/``jax.grad`` code, run that code under
   ``with jax.enable_x64(True):`` (or enable x64 globally). Float32 graphs need nothing.
+- Indices out of bounds (``rewritekit.tensor.subtensor``): the compiled function raises
+  ``GraphIndexError`` for an indexing node in mode "raise" (``index_checks``: the call
+  then waits for the outputs); ``f.jax_fn`` and ``f.jitted`` cannot raise on a value and
+  read such a node as mode "fill" (NaN or the dtype's fill value; updates dropped).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.backends.common.bounds import checks_needed
 from rewritekit.backends.lowering import lower
 from rewritekit.backends.numpy import numpy_funcify  # also registers its implementations
 from rewritekit.ir import Apply, Op, Var
@@ -105,7 +110,13 @@ class JaxBackend:
         def jitted() -> Callable[..., list[Any]]:
             return jax.jit(jax_fn, **jit_options)
 
-        call = _with_x64(jitted)
+        needed = checks_needed(outputs)
+        if needed is None:
+            call = _with_x64(jitted)
+        else:  # indices out of bounds raise (index_checks); jax_fn and jitted read "fill"
+            from rewritekit.backends.jax.index_checks import checked_call
+
+            call = checked_call(jax_fn, needed == "run-time", jit_options, _with_x64)
         call.jax_fn = jax_fn  # type: ignore[attr-defined]
         call.jitted = jitted  # type: ignore[attr-defined]
         return call

@@ -1,42 +1,135 @@
 """JAX implementations of the indexing Ops (``rewritekit.tensor.subtensor``).
 
 Slice bounds must be static under ``jax.jit`` (integer indices and index arrays may be
-traced). Unlike NumPy, JAX does not raise for out-of-range run-time indices: reads clamp them and
-updates drop them. For ``set_subtensor`` with a repeated index, which write wins is
-unspecified in JAX (NumPy keeps the last).
+traced). An index out of bounds follows the Op's mode, as on NumPy: "clip" and "fill" are
+``jax.numpy``'s ``.at[...]`` modes ("fill" is "drop" for updates); "raise" states its
+checks (``index_checks``) and indexes as ``x[idx]`` where checks are on, and reads as
+"fill" in ``f.jax_fn``. An integer index into an axis of length 0 ("fill") goes to ``x``
+padded by one element of the fill value (``jax.numpy`` refuses it). For
+``set_subtensor`` with a repeated index, which write wins is unspecified in JAX (NumPy
+keeps the last).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
-from rewritekit.backends.common import arrays, register
+from rewritekit.backends.common import bounds
 from rewritekit.backends.common.arrays import index
-from rewritekit.backends.jax import jax_funcify
+from rewritekit.backends.jax import index_checks, jax_funcify
+from rewritekit.errors import GraphIndexError
 from rewritekit.ir import Apply
 from rewritekit.tensor.dynamic import DynamicSlice, DynamicUpdateSlice
-from rewritekit.tensor.subtensor import IncSubtensor, SetSubtensor
+from rewritekit.tensor.subtensor import (
+    IncSubtensor,
+    IndexOp,
+    SetSubtensor,
+    Subtensor,
+    default_fill_value,
+)
 
-register(jax_funcify, arrays.subtensor(jnp))
+_CONCRETE = (int, np.integer, np.ndarray)
+
+
+def _template(op: IndexOp, position: bounds.Position, n: int) -> str:
+    """The error message of ``position`` as a format string with ``{}`` for the index."""
+    text = bounds.message(op, position, "\0", n)
+    return text.replace("{", "{{").replace("}", "}}").replace("\0", "{}")
+
+
+def _plan(
+    op: IndexOp, checks: Sequence[bounds.Position], where: tuple, shape: tuple[int, ...]
+) -> tuple[str | None, list[int]]:
+    """How to index: ``jax.numpy``'s mode (None: as ``x[where]``, every index in bounds)
+    and the axes of length 0 to pad by one element ("fill")."""
+    if op.mode == "raise" and index_checks.active():
+        for position in checks:
+            n = shape[position.axis]
+            index_checks.check(where[position.entry], n, _template(op, position, n))
+        return None, []
+    inside = True
+    for position in checks:
+        value = where[position.entry]
+        inside = inside and isinstance(value, _CONCRETE)
+        inside = inside and bool(bounds.bounds(np, value, shape[position.axis])[0])
+    if inside:
+        return None, []
+    empty = [p for p in checks if shape[p.axis] == 0 and np.size(where[p.entry])]
+    if op.mode == "clip":
+        if empty:
+            raise GraphIndexError(bounds.clip_message(op, empty[0]))
+        return "clip", []
+    return "fill", [p.axis for p in empty]  # "fill", and "raise" in f.jax_fn
+
+
+def _pad(x: Any, axes: list[int], value: Any) -> Any:
+    return jnp.pad(
+        x, [(0, 1) if a in axes else (0, 0) for a in range(x.ndim)], constant_values=value
+    )
+
+
+@jax_funcify.register(Subtensor)
+def _subtensor(op: Subtensor, node: Apply) -> Callable[..., Any]:
+    checks = bounds.positions(op, node)
+    fill = default_fill_value(node.inputs[0].dtype) if op.fill_value is None else op.fill_value
+
+    def run(x: Any, *parts: Any) -> Any:
+        x = jnp.asarray(x)
+        where = index(op, parts)
+        mode, padded = _plan(op, checks, where, x.shape)
+        if mode is None:
+            return x[where]
+        x = _pad(x, padded, fill) if padded else x
+        return x.at[where].get(mode=mode, fill_value=fill if mode == "fill" else None)
+
+    return run
+
+
+def _updater(
+    op: SetSubtensor | IncSubtensor, node: Apply, write: Callable[[Any, tuple, Any, Any], Any]
+) -> Callable[..., Any]:
+    """An update by ``write(x, where, value, mode)`` (mode None, "clip" or "drop"); an axis
+    of length 0 is padded, written (or not) and cut off."""
+    checks = bounds.positions(op, node)
+
+    def run(x: Any, value: Any, *parts: Any) -> Any:
+        x = jnp.asarray(x)
+        where = index(op, parts)
+        mode, padded = _plan(op, checks, where, x.shape)
+        mode = "drop" if mode == "fill" else mode
+        if not padded:
+            return write(x, where, value, mode)
+        out = write(_pad(x, padded, 0), where, value, mode)
+        return out[tuple(slice(0, n) for n in x.shape)]
+
+    return run
 
 
 @jax_funcify.register(SetSubtensor)
 def _set_subtensor(op: SetSubtensor, node: Apply) -> Callable[..., Any]:
-    return lambda x, value, *parts: jnp.asarray(x).at[index(op, parts)].set(value)
+    return _updater(op, node, lambda x, where, value, mode: x.at[where].set(value, mode=mode))
 
 
 @jax_funcify.register(IncSubtensor)
 def _inc_subtensor(op: IncSubtensor, node: Apply) -> Callable[..., Any]:
     if node.outputs[0].dtype == "bool":
         # NumPy adds bools as logical or; JAX's scatter-add refuses bool, scatter-max is or.
-        return lambda x, value, *parts: jnp.asarray(x).at[index(op, parts)].max(value)
+        return _updater(op, node, lambda x, where, v, mode: x.at[where].max(v, mode=mode))
     if all(isinstance(e, (tuple, int)) for e in op.index):
-        return lambda x, value, *parts: _add_to_window(jnp.asarray(x), value, index(op, parts))
-    return lambda x, value, *parts: jnp.asarray(x).at[index(op, parts)].add(value)
+        return _updater(op, node, _add_static)
+    return _updater(op, node, lambda x, where, v, mode: x.at[where].add(v, mode=mode))
+
+
+def _add_static(x: Any, where: tuple, value: Any, mode: str | None) -> Any:
+    """``x.at[where].add(value)`` for static ints and slices: in bounds, a window update."""
+    if mode is None:
+        return _add_to_window(x, value, where)
+    return x.at[where].add(value, mode=mode)
 
 
 def _add_to_window(x: Any, value: Any, where: tuple) -> Any:

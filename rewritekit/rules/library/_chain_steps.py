@@ -48,6 +48,7 @@ def is_row(node: Apply) -> bool:
     op = node.op
     return (
         isinstance(op, Subtensor)
+        and op.mode == "raise"
         and all(isinstance(e, int) for e in op.index)
         and not isinstance(node.inputs[0], Constant)
     )
@@ -66,7 +67,11 @@ def groups(order: list[Apply], min_steps: int) -> list[list[Var]]:
                 leaves[out] = ids.setdefault(("v", out), len(ids))
             continue
         nodes.append(node)
-        if isinstance(op, Subtensor) and all(isinstance(e, int) for e in op.index):
+        if (
+            isinstance(op, Subtensor)
+            and op.mode == "raise"
+            and all(isinstance(e, int) for e in op.index)
+        ):
             op = Subtensor  # a row read (of a rolled chain's ys): which row does not matter
         for out in node.outputs:
             level[out] = ids.setdefault((op, out.index, out.type), len(ids))

@@ -381,6 +381,8 @@ def _rows_of(values: Sequence[Var]) -> Var | None:
         node = v.owner
         if node is None or not isinstance(node.op, Subtensor) or len(node.inputs) != 1:
             return None
+        if node.op.mode != "raise":  # a clipped or filled row is not a slice's
+            return None
         index = node.op.index
         if len(index) != 1 or not isinstance(index[0], int) or index[0] < 0:
             return None
