@@ -51,7 +51,7 @@ def measure(rounds: int, number: int) -> dict[str, dict[str, float]]:
     trusted = rk.function([x], x + 1, trust_input=True)
     with jax.enable_x64(True):
         a = jnp.arange(4.0)
-        jitted = f._fn.jitted  # f.jitted, read where 64-bit JAX is on
+        jitted = f.jitted  # read where 64-bit JAX is on
     calls = {"f": f, "f trust_input": trusted, "f._fn": f._fn}
     results = {}
     for x64 in (True, False):

@@ -7,17 +7,20 @@ rewritten graph and the compiled callable. The cache holds graphs weakly.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from rewritekit.arguments import Signature, checker
 from rewritekit.backends import Backend, get_backend
-from rewritekit.errors import GraphTypeError, RewriteMismatch
-from rewritekit.ir import Constant, Var, graph_inputs, replace, toposort
+from rewritekit.diagnostics import non_finite_error, rule_makers
+from rewritekit.errors import GraphRuntimeError, GraphTypeError, RewriteMismatch
+from rewritekit.ir import Apply, Constant, Var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
 from rewritekit.rules import RewriteTrace, rewrite
 from rewritekit.rules.library import simplify_loops
@@ -54,7 +57,14 @@ class CompiledFunction:
 
     ``rk.function`` of a graph compiled before (same inputs, outputs, rules and backend)
     returns a new ``CompiledFunction`` sharing the first one's rewritten graph, trace and
-    compiled callable; ``trust_input`` and ``check_rewrites`` stay per function.
+    compiled callable; ``trust_input``, ``check_rewrites`` and ``debug_nans`` stay per
+    function.
+
+    A call that fails inside the graph (inputs whose shapes do not broadcast, a failed
+    reshape, a singular matrix) raises ``GraphRuntimeError`` naming the node's Op, its
+    inputs with their dtypes and shapes, and the rule that made the node if a rewrite did;
+    it is also an instance of the backend's exception class (``ValueError``,
+    ``np.linalg.LinAlgError``, ...), which it chains.
 
     Attributes:
         inputs: the input Vars, in call order.
@@ -67,6 +77,10 @@ class CompiledFunction:
         check_rewrites: on every call, also evaluate each rewrite's original and
             replacement with the NumPy backend and raise ``RewriteMismatch`` naming the
             rule where they differ (a debug mode; slow).
+        debug_nans: after every call whose outputs hold NaN or ±inf while its inputs are
+            finite, run the graph again node by node with the NumPy reference and raise
+            ``NonFiniteError`` naming the first node that made one (a debug mode; the
+            check costs a pass over the outputs and inputs per call).
         jitted: the bare ``jax.jit`` callable, for hot loops (JAX backend only).
     """
 
@@ -78,6 +92,7 @@ class CompiledFunction:
         trust_input: bool,
         check_rewrites: bool = False,
         recall: Callable[[], tuple[list[Var], RewriteTrace]] | None = None,
+        debug_nans: bool = False,
     ) -> None:
         self.inputs = signature.flat_inputs
         self.outputs = outputs
@@ -94,8 +109,31 @@ class CompiledFunction:
         self._specs = signature.specs()
         self._check_all = checker(self._specs)
         self._fn = compiled.fn
-        self.check_rewrites = check_rewrites
+        self._rewrite_check = check_rewrites
+        self._nan_check = debug_nans
+        self._debug = check_rewrites or debug_nans  # one test per call for both modes
         self._checker: Any = None
+        self._makers: dict[Apply, str] | None = None
+
+    @property
+    def check_rewrites(self) -> bool:
+        """Whether each call checks every rewrite on its inputs (see the class)."""
+        return self._rewrite_check
+
+    @check_rewrites.setter
+    def check_rewrites(self, on: bool) -> None:
+        self._rewrite_check = on
+        self._debug = on or self._nan_check
+
+    @property
+    def debug_nans(self) -> bool:
+        """Whether each call hunts the node that made a NaN or inf (see the class)."""
+        return self._nan_check
+
+    @debug_nans.setter
+    def debug_nans(self, on: bool) -> None:
+        self._nan_check = on
+        self._debug = on or self._rewrite_check
 
     @property
     def graph(self) -> Var | list[Var]:
@@ -121,13 +159,57 @@ class CompiledFunction:
                 if len(args) != len(self._specs):
                     self.check_arguments(*args)  # raises, naming the inputs
                 raise
-        if self.check_rewrites:
-            self._check_rewrites(args)
-        values = self._fn(*args)
+        if self._debug:
+            values = self._debug_call(args)
+        else:
+            try:
+                values = self._fn(*args)
+            except GraphRuntimeError as exc:
+                self._name_rule(exc)
+                raise
         if self._single:
             return values[0]
         values = values if type(values) is list else list(values)
         return self.signature.results(values) if self._pytrees else values
+
+    def _debug_call(self, args: tuple[Any, ...]) -> Any:
+        """A call in the debug modes: rewrites checked first, NaNs hunted after."""
+        if self._rewrite_check:
+            self._check_rewrites(args)
+        try:
+            values = self._fn(*args)
+        except GraphRuntimeError as exc:
+            self._name_rule(exc)
+            raise
+        if self._nan_check:
+            graph = [self.graph] if self._single else list(self.graph)
+            error = non_finite_error(
+                self.inputs, graph, args, values, self._rule_makers, self.backend
+            )
+            if error is not None:
+                raise error
+        return values
+
+    def _rule_makers(self) -> dict[Apply, str]:
+        """The rule that made each rewritten node (``diagnostics.rule_makers``), once."""
+        if self._makers is None:
+            self._makers = rule_makers(self.signature.flat_outputs, self.trace)
+        return self._makers
+
+    def _name_rule(self, exc: GraphRuntimeError) -> None:
+        """Add to ``exc`` the rule that made its node, if a rewrite did."""
+        node = getattr(exc, "node", None)
+        if node is None or hasattr(exc, "rule"):
+            return
+        lowered = getattr(exc, "lowered_inputs", None)  # stand-ins, in a cached compile
+        if lowered is not None and len(lowered) == len(self.inputs):
+            moved = {a: b for a, b in zip(lowered, self.inputs, strict=True) if a is not b}
+            if moved:  # the node of f.graph, over the caller's inputs
+                node = exc.node = replace(node.outputs[0], moved).owner  # type: ignore[attr-defined]
+        rule = self._rule_makers().get(node)
+        exc.rule = rule  # type: ignore[attr-defined]
+        if rule and exc.args:
+            exc.args = (f"{exc.args[0]}\n  made by rule {rule!r}", *exc.args[1:])
 
     def _check_rewrites(self, args: tuple[Any, ...]) -> None:
         """Evaluate every (before, after) pair of the trace on ``args`` with NumPy."""
@@ -172,7 +254,13 @@ class CompiledFunction:
 
     @property
     def jax_fn(self) -> Any:
-        """The pure, un-jitted JAX function of positional arrays (JAX backend only)."""
+        """The pure, un-jitted JAX function of positional arrays (JAX backend only).
+
+        It cannot raise on a value: an indexing node in mode "raise" (``x[i]``) reads as
+        mode "fill" in it (an index out of bounds reads NaN, or the dtype's fill value,
+        and an update out of bounds is dropped), where calling ``f`` raises
+        ``GraphIndexError``.
+        """
         fn = getattr(self._fn, "jax_fn", None)
         if fn is None:
             raise AttributeError(f"jax_fn exists only for the jax backend, not {self.backend!r}")
@@ -184,7 +272,8 @@ class CompiledFunction:
     def jitted(self) -> Any:
         """The bare ``jax.jit`` callable (JAX backend only), for hot loops.
 
-        It skips ``rk.function``'s argument checks and its 64-bit switch: pass JAX or NumPy
+        It skips ``rk.function``'s argument checks, its index checks (as ``jax_fn``, an
+        index out of bounds reads as mode "fill") and its 64-bit switch: pass JAX or NumPy
         arrays of exactly the inputs' dtypes and shapes. It returns the list of outputs
         (a one-element list for a function of one output). A graph with 64-bit dtypes
         needs 64-bit JAX where it is called (``jax.config.update("jax_enable_x64", True)``,
@@ -224,6 +313,7 @@ def function(
     rules: Any = "default",
     trust_input: bool = False,
     check_rewrites: bool = False,
+    debug_nans: bool = False,
     cache: bool = True,
     roll: bool = True,
     in_shardings: Any = None,
@@ -262,6 +352,13 @@ def function(
             ``RewriteMismatch`` naming the rule where they differ beyond the dtype's
             tolerance (a replacement that is finite where the original overflowed or was
             NaN is accepted: that is what stabilization does).
+        debug_nans: debug mode: after each call whose outputs hold NaN or ±inf while all
+            its inputs are finite, run the graph again node by node with the NumPy
+            reference (then, for JAX, with the JAX implementations) and raise
+            ``NonFiniteError`` naming the first node that made one from finite inputs: its
+            Op, its inputs with their shapes and ranges, and the rule that made it. Off
+            (the default), a call pays nothing for it. Under ``f.jax_fn`` in your own JAX
+            code, use ``jax.debug_nans(True)`` instead. See ``docs/reliability.md``.
         cache: look the graph up in the compile cache, and store it there (default);
             ``False`` compiles anew and leaves the cache alone.
         roll: with rules, roll chains of at least 8 structurally equal steps (an
@@ -278,6 +375,8 @@ def function(
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an
             input that is not listed.
+
+    A call raises ``GraphRuntimeError`` where a node fails (see ``CompiledFunction``).
 
     Example:
         >>> x = rt.vector("x")
@@ -299,13 +398,23 @@ def function(
         outputs = outs[0]
     elif signature.out_tree is None:
         outputs = outs
-    if entry is not None and entry.alive(ins, outs):
+    if key is not None and (entry is None or not entry.alive(ins, outs)):
+        with _compiling(key):  # one thread compiles a graph; the others wait for its entry
+            entry = _CACHE.get(key)
+            if entry is None or not entry.alive(ins, outs):
+                compiled = _compile(ins, outs, rules, found, key, roll, options)
+                return CompiledFunction(
+                    signature, outputs, compiled, trust_input, check_rewrites, None, debug_nans
+                )
+    if entry is not None:
         recall = functools.partial(entry.rewritten, outs)
         return CompiledFunction(
-            signature, outputs, entry.compiled, trust_input, check_rewrites, recall
+            signature, outputs, entry.compiled, trust_input, check_rewrites, recall, debug_nans
         )
     compiled = _compile(ins, outs, rules, found, key, roll, options)
-    return CompiledFunction(signature, outputs, compiled, trust_input, check_rewrites)
+    return CompiledFunction(
+        signature, outputs, compiled, trust_input, check_rewrites, None, debug_nans
+    )
 
 
 def _jit_options(
@@ -449,6 +558,25 @@ class _Entry:
 
 
 _CACHE: dict[tuple[Any, ...], _Entry] = {}
+_COMPILING: dict[tuple[Any, ...], list[Any]] = {}  # key -> [its lock, threads using it]
+_COMPILING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _compiling(key: tuple[Any, ...]) -> Iterator[None]:
+    """Hold the lock of ``key`` (made on first use, dropped by its last user), so that
+    threads compiling the same graph at once compile it once. Cache hits take no lock."""
+    with _COMPILING_LOCK:
+        held = _COMPILING.setdefault(key, [threading.RLock(), 0])
+        held[1] += 1
+    try:
+        with held[0]:
+            yield
+    finally:
+        with _COMPILING_LOCK:
+            held[1] -= 1
+            if not held[1]:
+                del _COMPILING[key]
 
 
 def _forgetter(key: tuple[Any, ...]) -> Callable[[Any], None]:
