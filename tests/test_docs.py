@@ -147,3 +147,11 @@ def test_jax_guide_runs(capsys):
     assert "reduce_window_max" not in PRIMITIVES
     assert np.isclose(float(namespace["value"]), -1600.474076984, rtol=1e-12)
     assert "softplus" in capsys.readouterr().out
+
+
+def test_reliability_guide_runs(capsys):
+    blocks = _blocks("docs/reliability.md")
+    assert len(blocks) >= 5
+    _run_in_order("docs/reliability.md", blocks)
+    out = capsys.readouterr().out
+    assert "index 5 is out of bounds for axis 0 with length 5 (index from input 'i')" in out
