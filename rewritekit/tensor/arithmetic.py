@@ -90,7 +90,8 @@ class FloorDivide(Elemwise):
 
 
 class Mod(Elemwise):
-    """x - floor(x / y) * y: the remainder with the sign of y (Python's %, NumPy's mod)."""
+    """x - floor(x / y) * y: the remainder with the sign of y (Python's %, NumPy's mod).
+    Integer x % 0 gives 0 (NumPy)."""
 
     nin = 2
     kinds = "iuf"
@@ -230,7 +231,12 @@ class Round(Elemwise):
 
 
 class Cast(Elemwise):
-    """x converted to ``dtype`` (NumPy's ``astype``: floats to ints truncate toward zero)."""
+    """x converted to ``dtype`` (NumPy's ``astype``: floats to ints truncate toward zero).
+
+    Floats to an integer dtype saturate, on every backend (XLA's rule; NumPy leaves it
+    undefined): NaN gives 0, and values past the dtype's range, infinities included, give
+    its min or max.
+    """
 
     __props__ = ("dtype",)
 

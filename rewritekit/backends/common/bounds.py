@@ -88,6 +88,10 @@ def bounds(xp: Any, value: Any, n: int) -> tuple[Any, Any]:
     if np.size(value) == 0:
         return np.True_, np.int64(0)
     value = xp.asarray(value)
+    if value.dtype.kind == "u":  # -n would wrap around in the index's own dtype
+        high = xp.max(value.astype(np.uint64))
+        return high < np.uint64(n), high
+    value = value.astype(np.int64)  # n may not fit an int8 index's dtype
     low, high = xp.min(value), xp.max(value)
     return (low >= -n) & (high < n), xp.where(low < -n, low, high)
 

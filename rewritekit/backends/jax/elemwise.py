@@ -33,9 +33,38 @@ def _logaddexp(a: jax.Array, b: jax.Array) -> jax.Array:
     return expensive_identity(jnp.logaddexp(a, b))
 
 
+def _floor_divide(x: jax.Array, y: jax.Array) -> jax.Array:
+    """``jnp.floor_divide`` with NumPy's 0 for an integer divided by 0 (XLA's integer
+    division by 0 gives -1, which ``jnp`` then rounds to -2 for x > 0)."""
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        return jnp.floor_divide(x, y)
+    zero = y == 0
+    return jnp.where(zero, jnp.zeros_like(x), jnp.floor_divide(x, jnp.where(zero, 1, y)))
+
+
+def _power(x: jax.Array, y: jax.Array) -> jax.Array:
+    """``jnp.power``, but integer powers square over every bit of the exponent: ``jnp``'s
+    stop after 6 bits (exponents below 64), which is right only while nothing wraps;
+    NumPy's wrap, exact modulo 2**bits, for any exponent (``9 ** 300`` in int32)."""
+    if not (jnp.issubdtype(x.dtype, jnp.integer) and jnp.issubdtype(y.dtype, jnp.integer)):
+        return jnp.power(x, y)
+    x, y = jnp.broadcast_arrays(x, y)
+    one = jnp.ones((), y.dtype)
+
+    def step(_: Any, carry: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:
+        acc, base, rest = carry
+        acc = jnp.where(rest & one, acc * base, acc)
+        return acc, base * base, lax.shift_right_logical(rest, one)
+
+    bits = jnp.iinfo(y.dtype).bits
+    return lax.fori_loop(0, bits, step, (jnp.ones_like(x), x, y))[0]
+
+
 TABLE = elementwise.elemwise_functions(jnp) | {
     # jnp.clip is maximum(lo, x), the arguments the other way round: spelled out
     ew.Clip: lambda x, lo, hi: jnp.minimum(jnp.maximum(x, lo), hi),
+    ew.FloorDivide: _floor_divide,
+    ew.Power: _power,
     ew.Logaddexp: _logaddexp,
 }
 

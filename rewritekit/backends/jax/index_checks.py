@@ -56,7 +56,7 @@ def check(value: Any, n: int, message: str) -> None:
             raise GraphIndexError(message.format(int(bad)))
     elif state:  # else: a node no static walk saw (there are none); it reads as "fill"
         ok, bad = _traced_bounds(value, n)
-        checkify.check(ok, message, jnp.asarray(bad, jnp.int64))
+        checkify.check(jnp.asarray(ok), message, jnp.asarray(bad, jnp.int64))  # ok: np.True_
 
 
 def _traced_bounds(value: Any, n: int) -> tuple[Any, Any]:

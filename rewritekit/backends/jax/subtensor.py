@@ -51,7 +51,10 @@ def _plan(
         for position in checks:
             n = shape[position.axis]
             index_checks.check(where[position.entry], n, _template(op, position, n))
-        return None, []
+        # an index into an axis of length 0 fails its check when the call runs, but JAX
+        # cannot trace a gather from that axis: pad it, as "fill" does (the values go unused)
+        empty = [p.axis for p in checks if shape[p.axis] == 0 and np.size(where[p.entry])]
+        return ("fill", empty) if empty else (None, [])
     inside = True
     for position in checks:
         value = where[position.entry]

@@ -20,3 +20,27 @@ def elemwise_impl(fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
 
 
 register(numpy_funcify, elementwise.elemwise(np, TABLE))
+
+
+def saturating_cast(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Floats converted to the integer ``dtype`` as XLA converts them: truncated toward
+    zero, NaN to 0, and values past the dtype's range (infinities too) to its min or max.
+    NumPy leaves those undefined (INT_MIN or wrapped bits, by platform and dtype)."""
+    info = np.iinfo(dtype)
+    past = 2.0 ** (info.bits - (info.min < 0))  # the first float above info.max
+    with np.errstate(invalid="ignore"):
+        out = x.astype(dtype)  # a new array: fixed in place below
+        low, high, nan = x <= info.min, x >= past, np.isnan(x)
+    if low.any() or high.any() or nan.any():
+        out[low] = info.min
+        out[high] = info.max
+        out[nan] = 0
+    return out
+
+
+@numpy_funcify.register(ew.Cast)
+def _cast(op: ew.Cast, node: Apply) -> Callable[..., Any]:
+    target = np.dtype(op.dtype)
+    if node.inputs[0].type.kind != "f" or target.kind not in "iu":
+        return elemwise_impl(TABLE[ew.Cast], node)
+    return lambda x: saturating_cast(np.asarray(x), target)

@@ -1,0 +1,1 @@
+"""Differential fuzzing: random graphs compiled for both backends, with and without rewrites."""
