@@ -42,6 +42,14 @@ UNARY_FLOAT: dict[str, tuple[Callable[[Var], Var], bool]] = {
     **{name: (getattr(rt, name), False) for name in _INEXACT.split()},
     "polygamma1": (lambda x: rt.polygamma(1, x), False),
 }
+#: Functions that a last-bit change of their input can take from a finite value to NaN or an
+#: infinity, or to the other side of a pole: arccos(1 + ulp) is NaN (XLA's i0(0) in float32
+#: is 1 + ulp), digamma(6e-17) is -1.6e16 where digamma(0) is -inf (a rewrite computes
+#: cos(arccos(0)) exactly). They read settled values only, as the discrete Ops do.
+EDGY = frozenset(
+    {"arccos", "arcsin", "arccosh", "arctanh", "logit", "erfinv", "ndtri", "log1mexp"}
+    | {"gamma", "digamma", "polygamma1"}
+)
 # name -> (function, exact, discrete): discrete Ops read only settled values
 UNARY_ANY: dict[str, tuple[Callable[[Var], Var], bool, bool]] = {
     "abs": (rt.abs, True, False),
@@ -130,11 +138,11 @@ def _operand(name: str, position: int, node: Node) -> Var:
 
 
 def _unary_float(b: Builder) -> Node | None:
-    x = b.pick(lambda n: n.kind != "b")
-    if x is None:
-        return None
     name = b.choice(sorted(UNARY_FLOAT))
     fn, exact = UNARY_FLOAT[name]
+    x = b.pick(lambda n: n.kind != "b" and (name not in EDGY or settled(n)))
+    if x is None:
+        return None
     return b.add(name, lambda: fn(_operand(name, 0, x)), x.shape, exact, [x])
 
 
@@ -528,11 +536,12 @@ def _update(b: Builder) -> Node | None:
     ]
     if not add and any(len(np.unique(a)) != a.size for a in arrays if a.ndim):
         return None  # set with a repeated position: which write wins is unspecified (JAX)
-    value_node = b.pick(
-        lambda n: (
-            broadcasts(n.shape, selected) and np.broadcast_shapes(n.shape, selected) == selected
-        )
-    )
+
+    def fits(n: Node) -> bool:  # a float value into an integer x is cast: settled only
+        same = broadcasts(n.shape, selected) and np.broadcast_shapes(n.shape, selected) == selected
+        return same and (x.kind == "f" or settled(n))
+
+    value_node = b.pick(fits)
     value: Any = value_node.var if value_node is not None else b.choice(SCALARS[:9])
     fn = rt.inc_subtensor if add else rt.set_subtensor
     reads = [x] + ([value_node] if value_node is not None else [])

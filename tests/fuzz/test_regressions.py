@@ -196,3 +196,17 @@ def test_an_index_into_an_axis_of_length_zero_raises_graph_index_error(backend):
     for fn in (f, g):
         with pytest.raises(rk.GraphIndexError, match="index 0 is out of bounds for axis 0"):
             fn(np.zeros(0), np.array([0], np.int64))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_product_of_float32_and_int64_is_computed_in_float64(backend):
+    # NumPy promotes float32 with int64 to float64, jax.numpy to float32: the JAX backend
+    # computed the product in float32 (inf) and cast it to the node's float64 after
+    a, b = rt.matrix("a", dtype="float32"), rt.matrix("b", dtype="int64")
+    products = [rt.matmul(a, b), rt.dot(a, b), rt.tensordot(a, b, 1)]
+    f = rk.function([a, b], products, backend=backend)
+    left, right = np.array([[3e38, -9.87, -1.2]], np.float32), np.array([[7], [-9], [-9]])
+    expected = left.astype(np.float64) @ right
+    for value in f(left, right):
+        assert np.asarray(value).dtype == np.float64
+        np.testing.assert_allclose(np.asarray(value), expected, rtol=1e-12)

@@ -1,9 +1,11 @@
 """The products (``rewritekit.tensor.products``) and linear algebra
 (``rewritekit.tensor.linalg``, ``rt.linalg``) over an array module ``xp``.
 
-Each product is the library's own function; its result is cast to the node's declared
-dtype (a no-op for NumPy's promotion, which the Ops follow) and returned as an array, so
-0-d results are arrays rather than NumPy scalars. The LAPACK functions first cast their
+Each product is the library's own function on its inputs cast to the node's declared
+dtype (NumPy's promotion, which the Ops follow; ``jax.numpy`` promotes int64 with float32
+to float32, and a float32 x int64 product computed in it overflowed where NumPy's float64
+did not), returned as an array of that dtype, so 0-d results are arrays rather than NumPy
+scalars. The LAPACK functions first cast their
 inputs to the node's computation dtype (bool and integers to float64), so both libraries
 compute in the dtype the node declares.
 """
@@ -22,14 +24,15 @@ from rewritekit.tensor import products as pr
 
 
 def typed(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[..., Any]:
-    """``fn`` on the inputs in their declared dtypes, its result cast to the node's dtype."""
+    """``fn`` on the inputs cast to the node's dtype, its result in that dtype."""
     out = np.dtype(node.outputs[0].dtype)
     dtypes = [np.dtype(i.dtype) for i in node.inputs]
 
     def run(*args: Any) -> Any:
         # Inputs may be NumPy constants: give them their declared dtypes before jnp mixes
-        # them with traced arrays.
+        # them with traced arrays; then the node's, so that jnp does not promote its way.
         xs = [xp.asarray(a, dtype=d) for a, d in zip(args, dtypes, strict=True)]
+        xs = [x if x.dtype == out else x.astype(out) for x in xs]
         value = xp.asarray(fn(*xs))
         return value if value.dtype == out else value.astype(out)
 
