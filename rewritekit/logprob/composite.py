@@ -26,8 +26,8 @@ from rewritekit.logprob.measurable import _as_type_of, is_random, log_density
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.control import Blockwise
-from rewritekit.tensor.custom_random import CustomRV, batch_lengths
-from rewritekit.tensor.random import KEY_TYPE
+from rewritekit.tensor.custom_random import CustomRV, broadcast_params
+from rewritekit.tensor.random import KEY_TYPE, batch_lengths
 
 __all__ = ["rules"]
 
@@ -65,17 +65,10 @@ def _per_element(op: CustomRV, x: Var, v: Var, size: Var, params: list[Var]) -> 
     graph, free = close_over([core_v, *core_params], [_summed(log_density(value, core_v), 0)])
     assert not free  # the core reads its placeholders and constants only
     # the batch's lengths from the parameters and size (not from x: that reads its key)
-    lengths = batch_lengths(op, op._batch_shape(tuple(p.type for p in params)), size, params)
+    lengths = batch_lengths(op, size, params)
     value_core = [rt.shape(v)[a] for a in range(nb, v.ndim)]
-    inputs, batched = [rt.broadcast_to(v, [*lengths, *value_core])], [True]
-    for p, n in zip(params, op.ndims_params, strict=True):
-        if p.ndim == n:
-            inputs.append(p)
-            batched.append(False)
-            continue
-        core = [rt.shape(p)[a] for a in range(p.ndim - n, p.ndim)]
-        inputs.append(rt.broadcast_to(p, [*lengths, *core]))
-        batched.append(True)
+    inputs, batched = broadcast_params(op, lengths, params)
+    inputs, batched = [rt.broadcast_to(v, [*lengths, *value_core]), *inputs], [True, *batched]
     return Blockwise(graph, batched, nb)(*inputs)  # type: ignore[return-value]
 
 

@@ -43,7 +43,6 @@ Example:
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 from typing import Any
@@ -63,7 +62,7 @@ from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.library.structural import expand_dims_node
 from rewritekit.rules.rule import Bindings
 from rewritekit.tensor.joining import Concatenate
-from rewritekit.tensor.random import MultivariateNormalRV
+from rewritekit.tensor.random import MultivariateNormalRV, batch_lengths
 
 __all__ = ["rules"]
 
@@ -136,25 +135,14 @@ def _fits(value: Var, axis: int, total: Any) -> bool:
 
 
 def _length(x: Var, axis: int) -> int | Var | None:
-    """``x``'s length along the batch axis ``axis``: static, or for a draw the run-time
-    entry of its size or the broadcast length of its parameters (not ``shape(x)``, which
-    would draw from ``logprob``'s stand-in key); None otherwise."""
+    """``x``'s length along the batch axis ``axis``: static, or for a draw from its size or
+    parameters (``batch_lengths``: not ``shape(x)``, which would draw from ``logprob``'s
+    stand-in key); None otherwise."""
     found = x.type.shape[axis]
-    if found is not None:
+    if found is not None or not is_random(x):
         return found
-    if not is_random(x):
-        return None
-    node, op = x.owner, x.owner.op
-    if op.size is not None:
-        return node.inputs[1][axis]
-    batch = x.ndim - op.ndim_supp
-    lengths = [
-        rt.shape_i(p, p.ndim - core - batch + axis)
-        for p, core in zip(node.inputs[2:], op.ndims_params, strict=True)
-        if p.ndim - core - batch + axis >= 0
-    ]
-    # a broadcast length: each parameter's is 1 or the draw's
-    return functools.reduce(rt.maximum, lengths) if lengths else None
+    node = x.owner
+    return batch_lengths(node.op, node.inputs[1], node.inputs[2:])[axis]
 
 
 def _expanded_density(b: Bindings) -> Var | None:

@@ -55,6 +55,7 @@ from rewritekit.logprob.measurable import (
 )
 from rewritekit.rules import RuleSet, lvar, rule
 from rewritekit.rules.rule import Bindings
+from rewritekit.tensor.random import batch_lengths
 from rewritekit.tensor.special import Ndtr, Sigmoid
 from rewritekit.tensor.subtensor import ARRAY, SCALAR, Subtensor, entry_axes
 
@@ -239,24 +240,11 @@ def _lengths(x: Var, start: int, stop: int) -> Shape:
 
 
 def _batch_lengths(x: Var) -> Shape:
-    """The batch lengths of the draw ``x``, scalar Vars where known at run time: from its
-    size, or the longest of its parameters' (they are equal or 1). Not ``rt.shape(x)``:
-    that reads the draw, so the density would depend on its key."""
-    node, op = x.owner, x.owner.op
-    batch = x.ndim - op.ndim_supp
-    out = list(x.type.shape[:batch])
-    for i in (i for i, d in enumerate(out) if d is None):
-        if op.size is not None:
-            out[i] = node.inputs[1][i]
-            continue
-        lengths = [
-            _lengths(p, j, j + 1)[0]
-            for p, core in zip(node.inputs[2:], op.ndims_params, strict=True)
-            for j in [i - batch + p.ndim - core]
-            if j >= 0 and p.type.shape[j] != 1
-        ]
-        out[i] = functools.reduce(rt.maximum, lengths)
-    return tuple(out)
+    """The batch lengths of the draw ``x``, scalar Vars where known at run time
+    (``batch_lengths``: not ``rt.shape(x)``, which reads the draw, so the density would
+    depend on its key)."""
+    node = x.owner
+    return tuple(batch_lengths(node.op, node.inputs[1], node.inputs[2:]))
 
 
 def _unsized(x: Var, params: Any) -> Var:

@@ -31,15 +31,14 @@ from typing import Any
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import TensorType, Var, apply_op, toposort
 from rewritekit.ir.inner import InnerGraph, close_over
-from rewritekit.tensor.arithmetic import maximum
 from rewritekit.tensor.control.blockwise import Blockwise
 from rewritekit.tensor.creation import arange
 from rewritekit.tensor.layout import broadcast_to, reshape
-from rewritekit.tensor.random import KEY_TYPE, FoldIn, RandomVariable, SplitKey
+from rewritekit.tensor.random import KEY_TYPE, FoldIn, RandomVariable, SplitKey, batch_lengths
 from rewritekit.tensor.shape_vectors import as_shape_vector, shape_i
 from rewritekit.tensor.ufunc import Elemwise
 
-__all__ = ["CustomRV", "CustomSpec", "batch_lengths"]
+__all__ = ["CustomRV", "CustomSpec", "broadcast_params"]
 
 
 class CustomSpec:
@@ -157,7 +156,7 @@ class CustomRV(RandomVariable):
         if not batch and self.size is None:
             next_key, draw = self.core.apply([key, *params])
             return next_key, draw
-        lengths = batch_lengths(self, batch, size, params)
+        lengths = batch_lengths(self, size, params)
         if self.elementwise:
             return _broadcast_core(self.core, key, lengths, params)
         return _per_element(self, key, lengths, params)
@@ -177,29 +176,6 @@ def _elementwise(op: CustomRV) -> bool:
         elif not isinstance(inner, Elemwise):
             return False
     return True
-
-
-def batch_lengths(
-    op: CustomRV, batch: tuple[int | None, ...], size: Var, params: Sequence[Var]
-) -> list[int | Var]:
-    """The batch shape, each length an int or a scalar Var: from ``size`` where given,
-    else the largest of the parameters' lengths on the axis (they broadcast)."""
-    out: list[int | Var] = []
-    for axis, known in enumerate(batch):
-        if known is not None:
-            out.append(known)
-        elif op.size is not None:
-            out.append(size[axis])
-        else:
-            found: Var | None = None
-            for p, n in zip(params, op.ndims_params, strict=True):
-                at = axis - (len(batch) - (p.ndim - n))  # right-aligned
-                if at >= 0:
-                    length = shape_i(p, at)
-                    found = length if found is None else maximum(found, length)
-            assert found is not None  # a None length comes from some parameter
-            out.append(found)
-    return out
 
 
 def _broadcast_core(
@@ -226,8 +202,8 @@ def _broadcast_core(
 def _per_element(
     op: CustomRV, key: Var, lengths: list[int | Var], params: Sequence[Var]
 ) -> tuple[Var, Var]:
-    """The core run once per element of the flattened batch (a ``Blockwise``), each with
-    its own key; the draws reshaped to the batch shape."""
+    """The core run once per element of the batch (a ``Blockwise``), each with its own key:
+    element ``i`` of the batch in row-major order gets key ``i``."""
     static = all(isinstance(n, int) for n in lengths)
     count: int | Var = math.prod(lengths) if static else _product(lengths)  # type: ignore[arg-type]
     if isinstance(count, int):
@@ -238,25 +214,31 @@ def _per_element(
         next_key = keys[0]
         fold = _fold_in_graph()
         element_keys = apply_op(Blockwise(fold, (False, True), 1), (keys[1], arange(count)))[0]
-    flat, batched = [element_keys], [True]
+    element_keys = reshape(element_keys, as_shape_vector([*lengths, 2], f"{op.name}: keys"))
+    inputs, batched = broadcast_params(op, lengths, params)
+    draws = apply_op(Blockwise(op.core, [True, *batched], len(lengths)), [element_keys, *inputs])
+    return next_key, draws[1]
+
+
+def broadcast_params(
+    op: RandomVariable, lengths: Sequence[int | Var], params: Sequence[Var]
+) -> tuple[list[Var], list[bool]]:
+    """The parameters as a ``Blockwise`` over the batch ``lengths`` takes them, and which
+    are batched: one with batch axes broadcast to the batch (and its core lengths), one
+    without shared by every element."""
+    inputs, batched = [], []
     for p, n in zip(params, op.ndims_params, strict=True):
-        if p.ndim == n:  # no batch axes: shared by every element
-            flat.append(p)
+        if p.ndim == n:
+            inputs.append(p)
             batched.append(False)
             continue
         core = [
-            shape_i(p, a) if d is None else d for a, d in enumerate(p.type.shape) if a >= p.ndim - n
+            shape_i(p, a) if p.type.shape[a] is None else p.type.shape[a]
+            for a in range(p.ndim - n, p.ndim)
         ]
-        full = broadcast_to(p, as_shape_vector([*lengths, *core], f"{op.name}: parameters"))
-        flat.append(reshape(full, as_shape_vector([count, *core], f"{op.name}: parameters")))
+        inputs.append(broadcast_to(p, as_shape_vector([*lengths, *core], f"{op.name}: parameters")))
         batched.append(True)
-    draws = apply_op(Blockwise(op.core, batched, 1), flat)[1]
-    value_core = [
-        shape_i(draws, 1 + a) if d is None else d
-        for a, d in enumerate(op.core.output_types[1].shape)
-    ]
-    draw = reshape(draws, as_shape_vector([*lengths, *value_core], f"{op.name}: draw"))
-    return next_key, draw
+    return inputs, batched
 
 
 def _product(lengths: list[int | Var]) -> Var:

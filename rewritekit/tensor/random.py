@@ -17,6 +17,8 @@ The user functions live in ``rewritekit.random`` (``import rewritekit.random as 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,6 +26,8 @@ import numpy as np
 from rewritekit.errors import BroadcastError, DTypeError, GraphTypeError, ShapeError
 from rewritekit.ir import Op, TensorType, Var, as_var, short_name
 from rewritekit.ir.types import broadcast_shapes, result_dtype, shape_str
+from rewritekit.tensor.arithmetic import maximum
+from rewritekit.tensor.shape_vectors import shape_i
 
 __all__: list[str] = []  # the user functions are rewritekit.random's
 
@@ -112,6 +116,29 @@ class RandomVariable(Op):
             f"({shown}) through sampling; differentiate a log-density instead "
             "(rewritekit.logprob.logprob or joint_logprob)"
         )
+
+
+def batch_lengths(op: RandomVariable, size: Var, params: Sequence[Var]) -> list[int | Var]:
+    """The batch shape of ``op``'s draw, each length an int or a scalar Var, without reading
+    the draw (a graph that reads it depends on its key): static lengths, then ``size``'s
+    entries, then the longest of the parameters' lengths on the axis (they are equal or 1;
+    a static 1 is skipped, so a length-0 axis stays 0)."""
+    batch = op._batch_shape(tuple(p.type for p in params))
+    out: list[int | Var] = []
+    for axis, known in enumerate(batch):
+        if known is not None:
+            out.append(known)
+            continue
+        if op.size is not None:
+            out.append(size[axis])
+            continue
+        lengths = []
+        for p, core in zip(params, op.ndims_params, strict=True):
+            at = axis - (len(batch) - (p.ndim - core))  # right-aligned
+            if at >= 0 and p.type.shape[at] != 1:
+                lengths.append(shape_i(p, at))
+        out.append(functools.reduce(maximum, lengths))  # a None length comes from one
+    return out
 
 
 def _check_key(name: str, key: TensorType) -> None:
