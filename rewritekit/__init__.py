@@ -19,6 +19,7 @@ from rewritekit.errors import (
     GraphIndexError,
     GraphRuntimeError,
     GraphTypeError,
+    GraphvizNotFoundError,
     NonFiniteError,
     ReplaceError,
     RewriteCycleError,
@@ -42,6 +43,7 @@ from rewritekit.ir import (
     toposort,
 )
 from rewritekit.jaxpr import from_jax, optimize
+from rewritekit.pictures import draw, draw_rewrite, to_dot
 from rewritekit.rules import RuleSet, explain, lvar, relation, rewrite, rule
 from rewritekit.tensor.control import cond, fori_loop, map, scan, while_loop
 from rewritekit.tensor.control.api import switch
@@ -59,6 +61,7 @@ __all__ = [
     "GraphIndexError",
     "GraphRuntimeError",
     "GraphTypeError",
+    "GraphvizNotFoundError",
     "NonFiniteError",
     "Op",
     "ReplaceError",
@@ -74,6 +77,8 @@ __all__ = [
     "clear_compile_cache",
     "cond",
     "dprint",
+    "draw",
+    "draw_rewrite",
     "dumps",
     "explain",
     "fori_loop",
@@ -100,6 +105,7 @@ __all__ = [
     "scan",
     "switch",
     "tensor",
+    "to_dot",
     "toposort",
     "vectorize",
     "vjp",

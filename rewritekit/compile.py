@@ -22,6 +22,7 @@ from rewritekit.diagnostics import non_finite_error, rule_makers
 from rewritekit.errors import GraphRuntimeError, GraphTypeError, RewriteMismatch
 from rewritekit.ir import Apply, Constant, Var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
+from rewritekit.ir.dot import graph_html
 from rewritekit.rules import RewriteTrace, rewrite
 from rewritekit.rules.library import simplify_loops
 from rewritekit.rules.ruleset import as_ruleset
@@ -303,6 +304,12 @@ class CompiledFunction:
         names = ", ".join(v.name or "<unnamed>" for v in self.inputs)
         return f"<CompiledFunction ({names}) backend={self.backend!r}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a picture of the rewritten graph (its text tree without
+        Graphviz)."""
+        graph = self.graph
+        return graph_html(graph if isinstance(graph, list) else [graph])
+
 
 @gc_paused
 def function(
@@ -365,12 +372,13 @@ def function(
             unrolled Python loop, and its gradient) into scans, which XLA compiles in
             time independent of the number of steps (``loops.roll_chain`` in the trace;
             ``docs/performance.md``). ``False`` keeps them unrolled.
-        in_shardings, out_shardings, donate_argnums: passed to ``jax.jit`` (JAX backend
-            only): one sharding for every input (output) or one per input (output),
-            ``None`` for JAX's choice; ``donate_argnums`` the positions of inputs whose
-            buffers the call may reuse. With pytrees, as ``jax.jit``: a sharding per
-            argument (or output) stands for its whole subtree, or follows its structure,
-            and a donated argument donates every leaf. See ``docs/scaling.md``.
+        in_shardings: passed to ``jax.jit`` (JAX backend only): one sharding for every
+            input or one per input, ``None`` for JAX's choice. With pytrees, as
+            ``jax.jit``: a sharding per argument stands for its whole subtree, or follows
+            its structure. See ``docs/scaling.md``.
+        out_shardings: the same for the outputs.
+        donate_argnums: passed to ``jax.jit`` (JAX backend only): the positions of inputs
+            whose buffers the call may reuse; a donated pytree argument donates every leaf.
 
     Raises:
         GraphTypeError: an input is not a graph input, is repeated, or an output needs an

@@ -14,6 +14,7 @@ __all__ = [
     "GraphIndexError",
     "GraphRuntimeError",
     "GraphTypeError",
+    "GraphvizNotFoundError",
     "NonFiniteError",
     "ReplaceError",
     "RewriteCycleError",
@@ -87,3 +88,8 @@ class NonFiniteError(RewritekitError, FloatingPointError):
 class GraphFileError(RewritekitError, ValueError):
     """A saved graph file that cannot be loaded (malformed, an unknown Op name, a constant
     whose bytes disagree with its dtype and shape): names the place in the file."""
+
+
+class GraphvizNotFoundError(RewritekitError, RuntimeError):
+    """Drawing a picture needs the Graphviz program ``dot``, which is not installed; names
+    the command that installs it (``rk.to_dot`` gives the DOT text without it)."""

@@ -120,6 +120,12 @@ class Var(_VarSlots):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {short_name(self)} {self.type}>"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a picture of the graph (its text tree without Graphviz)."""
+        from rewritekit.ir.dot import graph_html  # dot builds on this module
+
+        return graph_html(self)
+
 
 class Constant(Var):
     """A variable whose value is known when the graph is built.

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from rewritekit.ir import Constant, Var
+from rewritekit.ir.dot import html_picture
 
 __all__ = ["RewriteTrace", "TraceEntry", "explain", "term_str"]
 
@@ -50,6 +51,12 @@ class RewriteTrace(list[TraceEntry]):
 
     def __str__(self) -> str:
         return explain(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: each rule application as a picture (text without Graphviz)."""
+        from rewritekit.rules.pictures import trace_dot  # pictures builds on this module
+
+        return html_picture(trace_dot(self), explain(self))
 
 
 def explain(source: Any, *, depth: int = 4) -> str:
