@@ -12,6 +12,7 @@ node whatever the length of the series.
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 
@@ -19,8 +20,9 @@ import rewritekit as rk
 import rewritekit.tensor as rt
 
 
-def main() -> None:
-    """Build a small graph, print it, and show what the IR guarantees."""
+def main(picture_dir: Path | None = None) -> None:
+    """Build a small graph, print it, and show what the IR guarantees; end with a picture
+    of a rewrite in ``picture_dir`` (the current directory by default)."""
     x = rt.vector("x")
     s = rt.scalar("s")
     y = rt.log(1.0 + rt.exp(x) * s) + rt.exp(x) / s
@@ -69,6 +71,8 @@ def main() -> None:
     time_series_loop()
     print()
     unrolled_loop()
+    print()
+    picture(Path.cwd() if picture_dir is None else picture_dir)
 
 
 def compile_and_run() -> None:
@@ -272,3 +276,20 @@ def unrolled_loop() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def picture(folder: Path) -> Path | None:
+    """The textbook cross-entropy's rewrite as a picture (``demo-graph.svg``): the graph
+    before and after, each rule's nodes coloured; where Graphviz is installed."""
+    w, X, t = rt.vector("w"), rt.matrix("X"), rt.vector("t")
+    p = rt.sigmoid(X @ w)
+    loss = -rt.mean(t * rt.log(p) + (1 - t) * rt.log(1 - p))
+    f = rk.function([w, X, t], loss)
+    print("A picture of that cross-entropy's rewrite (rk.draw_rewrite):")
+    try:
+        path = rk.draw_rewrite(f, folder / "demo-graph.svg")
+    except rk.GraphvizNotFoundError as error:
+        print(f"  no picture: {error}")
+        return None
+    print(f"  wrote {path.resolve()}: before and after, {len(f.trace)} rewrites coloured")
+    return path

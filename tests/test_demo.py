@@ -1,12 +1,14 @@
 """`make demo` runs the showcase; it must run and show what it claims."""
 
+import shutil
+
 import pytest
 
 from rewritekit import demo
 
 
-def test_demo_runs_and_shows_the_rewrite(capsys):
-    demo.main()
+def test_demo_runs_and_shows_the_rewrite(capsys, tmp_path):
+    demo.main(picture_dir=tmp_path)
     out = capsys.readouterr().out
     assert "the backends agree to 1e-12: True" in out
     assert "agrees with jax.grad of the compiled loss to 1e-12: True" in out
@@ -49,3 +51,15 @@ def test_demo_rolls_an_unrolled_loop_and_its_gradient(capsys):
     out = capsys.readouterr().out
     assert "rolled and unrolled agree to 1e-12: True" in out
     assert "2 of them loops" in out
+
+
+def test_demo_ends_with_a_picture_where_graphviz_is_installed(capsys, tmp_path):
+    path = demo.picture(tmp_path)
+    out = capsys.readouterr().out
+    if shutil.which("dot") is None:
+        assert path is None and "apt-get install graphviz" in out
+    else:
+        assert path == tmp_path / "demo-graph.svg"
+        svg = path.read_text()
+        assert "before rewriting" in svg and "stabilize." in svg
+        assert f"wrote {path}" in out

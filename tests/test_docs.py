@@ -155,3 +155,12 @@ def test_reliability_guide_runs(capsys):
     _run_in_order("docs/reliability.md", blocks)
     out = capsys.readouterr().out
     assert "index 5 is out of bounds for axis 0 with length 5 (index from input 'i')" in out
+
+
+def test_pictures_guide_runs(capsys):
+    namespace = _run_in_order("docs/pictures.md", _blocks("docs/pictures.md"))
+    printed = capsys.readouterr().out
+    assert printed.startswith("digraph rewritekit {\n")
+    assert "1\n" in printed and "True\n" in printed
+    assert "apt-get install graphviz" in printed or printed.count(".svg") == 1
+    assert namespace["part"].count("exp") == 0 and "overflows past 709" in namespace["marked"]
