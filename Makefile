@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench bench-ppl lint clean rules-docs
+.PHONY: demo test bench bench-ppl lint clean rules-docs docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ $(VENV)/.installed-examples: pyproject.toml | $(BIN)/python
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
 	touch $@
 
 demo: $(VENV)/.installed-base
@@ -52,16 +56,22 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python bench/vectorize.py
 	$(BIN)/python bench/sharding.py
 	$(BIN)/python bench/jax_import.py
+	$(BIN)/python bench/pictures.py
 
 rules-docs: $(VENV)/.installed-base
 	$(BIN)/python -m rewritekit.rules.library.catalog > docs/rules-library.md
+
+# the documentation site (mkdocs.yml) into site/; --strict turns every warning (a broken
+# link, a docstring that does not render) into a failure
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict -d site
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build site *.egg-info .pytest_cache .ruff_cache .hypothesis
 
 # PyMC 5.28 needs pytensor<2.39, which the bench extra's PyTensor 3 excludes: its own venv,
 # with .venv's jax for PyMC's JAX mode

@@ -96,8 +96,9 @@ def relation(
             for indexing. By default they are inferred by running the goal once on an
             unbound term; a relation whose heads cannot be inferred is tried on every node.
         tags: labels for rule sets.
-        domain, example: for ``rewritekit.testing.check_rule``, as for ``rule``; a
-            relation has no left side to instantiate, so give it an ``example``.
+        domain: for ``rewritekit.testing.check_rule``, as for ``rule``.
+        example: for ``rewritekit.testing.check_rule``, as for ``rule``; a relation has no
+            left side to instantiate, so give it an ``example``.
 
     Example:
         >>> def exp_log(lhs, rhs):

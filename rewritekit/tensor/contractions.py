@@ -333,7 +333,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Var:
     """NumPy's ``tensordot``: the sum of products over the given axes.
 
     Args:
-        a, b: the operands.
+        a: the first operand.
+        b: the second operand.
         axes: an int ``n`` (the last ``n`` axes of ``a`` with the first ``n`` of ``b``, in
             order) or a pair ``(axes_a, axes_b)`` of ints or equally long sequences of ints
             (negative axes count from the end).

@@ -334,8 +334,9 @@ def cond(
 
     Args:
         pred: a bool scalar.
-        true_fun, false_fun: functions of the operands returning pytrees of the same
-            structure and types.
+        true_fun: a function of the operands returning a pytree.
+        false_fun: a function of the operands returning a pytree of the same structure
+            and types as ``true_fun``'s.
         operands: the values passed to the branch (pytrees allowed).
 
     Raises:
