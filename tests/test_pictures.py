@@ -128,6 +128,25 @@ def test_inner_graphs_are_clusters_feeding_their_node():
     assert {"%0\nfloat64[]", "%1\nfloat64[]"} <= set(dot.nodes.values())
 
 
+def test_a_body_two_loops_share_is_drawn_once():
+    x, z = rt.vector("x"), rt.vector("z")
+
+    def step(carry, v):
+        return carry * 0.5 + rt.exp(v), carry
+
+    a, _ = rk.scan(step, rt.constant(0.0), x)
+    b, _ = rk.scan(step, rt.constant(0.0), z)
+    dot = Dot(rk.to_dot([a, b]))
+    assert dot.clusters == ["scan body"] and len(dot.labelled("exp")) == 1
+    scans = dot.labelled("scan")
+    assert len(scans) == 2
+    for scan in scans:
+        assert sorted(lb for _, t, lb in dot.edges if t == scan and "body" in lb) == [
+            "body out 0",
+            "body out 1",
+        ]
+
+
 def test_a_large_graph_folds_what_is_past_max_nodes_and_counts_it():
     x = rt.vector("x")
     y = x

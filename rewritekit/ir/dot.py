@@ -226,6 +226,7 @@ class _Drawing:
         stop: frozenset[Var],
         marks: Mapping[Var, Mark],
         max_depth: int | None,
+        bodies: dict[Any, list[str]] | None = None,
     ) -> None:
         self.canvas = canvas
         self.stop = stop
@@ -233,6 +234,9 @@ class _Drawing:
         self.max_depth = max_depth
         self.ids: dict[Any, str] = {}  # Apply or leaf Var -> node id
         self.fold_of: dict[Apply, str] = {}  # folded Apply -> its fold box id
+        # inner graph -> the ids its outputs start from: a body shared by several nodes
+        # (hash-consing makes equal bodies one object) is drawn once
+        self.bodies: dict[Any, list[str]] = {} if bodies is None else bodies
 
     def owner(self, var: Var) -> Apply | None:
         return None if var in self.stop else var.owner
@@ -383,18 +387,26 @@ class _Drawing:
                 folded = f"{title}\n⋯ {size:,} nodes (raise max_nodes to draw them)"
                 self.canvas.edge(self.canvas.node(_FOLD_STYLE, folded), box, style="style=dashed")
                 continue
-            self.canvas.open_cluster(title)
-            inner = _Drawing(self.canvas, frozenset(), self.marks, None)
-            order, _ = inner.breadth_first(graph.outputs)
-            inner.leaves(order, graph.outputs)
-            for below in order:
-                inner.apply_box(below, inner_budget)
-            for below in order:
-                inner.input_edges(below)
-            self.canvas.close_cluster()
-            for index, out in enumerate(graph.outputs):
-                label = f"{name} out {index}" if len(graph.outputs) > 1 else name
-                self.canvas.edge(inner.source(out), box, label, "style=dashed")
+            sources = self.bodies.get(graph)
+            if sources is None:
+                sources = self.bodies[graph] = self.cluster(title, graph, inner_budget)
+            for index, source in enumerate(sources):
+                label = f"{name} out {index}" if len(sources) > 1 else name
+                self.canvas.edge(source, box, label, "style=dashed")
+
+    def cluster(self, title: str, graph: Any, inner_budget: int) -> list[str]:
+        """Draw an inner graph as a cluster; returns the ids its outputs start from."""
+        self.canvas.open_cluster(title)
+        inner = _Drawing(self.canvas, frozenset(), self.marks, None, self.bodies)
+        order, _ = inner.breadth_first(graph.outputs)
+        inner.leaves(order, graph.outputs)
+        for below in order:
+            inner.apply_box(below, inner_budget)
+        for below in order:
+            inner.input_edges(below)
+        sources = [inner.source(out) for out in graph.outputs]
+        self.canvas.close_cluster()
+        return sources
 
     def source(self, var: Var) -> str:
         """The id of the box an edge carrying ``var`` starts from (drawing a small constant
