@@ -41,6 +41,7 @@ Cont = Callable[[Env], Any]
 Matcher = Callable[[Var, Env, Cont], Any]
 NodeMatcher = Callable[[Apply, Env, Cont], Any]
 Slots = dict[LogicVar, int]
+Guard = Callable[[Env, Var], Any]
 
 UNSET = object()
 
@@ -59,9 +60,20 @@ def same_value(old: Any, new: Any) -> bool:
     return type(old) is type(new) and old == new
 
 
-def compile_matcher(pattern: Any, slots: Slots) -> Matcher:
+def compile_matcher(
+    pattern: Any, slots: Slots, *, swap: bool = True, guard: Guard | None = None
+) -> Matcher:
     """The matcher of ``pattern`` against a Var. Each pattern variable gets a slot of the
     environment list (added to ``slots`` as it is met).
+
+    ``swap=False`` says that the continuation answers alike for both orders of a
+    commutative top-level Op's two distinct bare variables (a right side that reads only
+    the matched term): the swapped order, which could only bind the same two values the
+    other way round, is then not tried after a decline.
+
+    ``guard(env, term)``, the rule's ``when``, is asked before a top-level tensor-function
+    head rebuilds the node to confirm the match (the rebuild costs more than most guards):
+    where it says no, the match is dropped as the guard would drop it after the rebuild.
 
     Raises:
         RuleError: the pattern holds something that cannot be matched.
@@ -87,7 +99,7 @@ def compile_matcher(pattern: Any, slots: Slots) -> Matcher:
                 return inner(node, env, k)
 
             return nth
-        whole = _node_matcher(pattern, slots)
+        whole = _node_matcher(pattern, slots, swap, guard)
 
         def term(var: Var, env: Env, k: Cont) -> Any:
             node = var.owner
@@ -149,27 +161,31 @@ def _sequence(patterns: list[Any], slots: Slots) -> Callable[[tuple[Any, ...], E
     return run
 
 
-def _node_matcher(pattern: Any, slots: Slots) -> NodeMatcher:
+def _node_matcher(
+    pattern: Any, slots: Slots, swap: bool = True, guard: Guard | None = None
+) -> NodeMatcher:
     if not isinstance(pattern, ExpressionTuple):
         raise RuleError(f"output selection needs a term, got {pattern_str(pattern)}")
     head, args, kwargs = split_term(pattern)
     if isinstance(head, Op):
         if kwargs:
             raise RuleError(f"{pattern_str(pattern)}: an Op takes no keyword arguments")
-        return _op_matcher(canonical_op(head), args, slots)
+        return _op_matcher(canonical_op(head), args, slots, swap)
     if isinstance(head, LogicVar):
         if kwargs:
             raise RuleError(f"{pattern_str(pattern)}: a variable head takes no keywords")
         return _any_op_matcher(head, args, slots)
     if callable(head):
-        return _call_matcher(head, args, kwargs, slots)
+        return _call_matcher(head, args, kwargs, slots, guard)
     raise RuleError(f"{pattern_str(pattern)}: the head {head!r} is not an Op or a function")
 
 
-def _op_matcher(op: Op, args: list[Any], slots: Slots) -> NodeMatcher:
+def _op_matcher(op: Op, args: list[Any], slots: Slots, swap: bool = True) -> NodeMatcher:
     arity = len(args)
     run = _sequence(args, slots)
     commutative = bool(getattr(op, "commutative", False)) and arity == 2
+    if not swap and commutative and _distinct_variables(args):
+        commutative = False  # the swapped order binds the same values, and k answers alike
 
     def match(node: Apply, env: Env, k: Cont) -> Any:
         if node.op is not op:
@@ -183,6 +199,10 @@ def _op_matcher(op: Op, args: list[Any], slots: Slots) -> NodeMatcher:
         return found
 
     return match
+
+
+def _distinct_variables(args: list[Any]) -> bool:
+    return all(isinstance(a, LogicVar) for a in args) and len(set(args)) == len(args)
 
 
 def _any_op_matcher(head: LogicVar, args: list[Any], slots: Slots) -> NodeMatcher:
@@ -199,7 +219,9 @@ def _any_op_matcher(head: LogicVar, args: list[Any], slots: Slots) -> NodeMatche
     return match
 
 
-def _call_matcher(fn: Any, args: list[Any], kwargs: dict[str, Any], slots: Slots) -> NodeMatcher:
+def _call_matcher(
+    fn: Any, args: list[Any], kwargs: dict[str, Any], slots: Slots, guard: Guard | None = None
+) -> NodeMatcher:
     parts = analyse_call(fn, args, kwargs)
     classes = parts.ops
     count = len(parts.inputs)
@@ -214,13 +236,25 @@ def _call_matcher(fn: Any, args: list[Any], kwargs: dict[str, Any], slots: Slots
         if len(inputs) < count or (parts.star and len(inputs) != count):
             return None
 
+        rebuilds: dict[Any, bool] = {}  # by parameters: a swapped input order binds the same
+
         def confirm(e: Env) -> Any:
-            values = {prop: e[slot] for prop, slot in props}
-            try:
-                rebuilt = parts.rebuild(inputs, values)
-            except (RewritekitError, TypeError, ValueError):
+            if guard is not None and not _may_pass(guard, e, node):
                 return None
-            return k(e) if same_node(rebuilt, node.outputs[0]) else None
+            values = {prop: e[slot] for prop, slot in props}
+            key = tuple([(type(v), v) for v in values.values()])
+            try:
+                same = rebuilds.get(key)
+            except TypeError:  # an unhashable parameter: rebuilt every time
+                key = same = None
+            if same is None:
+                try:
+                    same = same_node(parts.rebuild(inputs, values), node.outputs[0])
+                except (RewritekitError, TypeError, ValueError):
+                    same = False
+                if key is not None:
+                    rebuilds[key] = same
+            return k(e) if same else None
 
         def bind_props(e: Env, start: int = 0) -> Any:
             if start == len(prop_binders):
@@ -231,6 +265,15 @@ def _call_matcher(fn: Any, args: list[Any], kwargs: dict[str, Any], slots: Slots
         return run(inputs, env, bind_props)
 
     return match
+
+
+def _may_pass(guard: Guard, env: Env, node: Apply) -> bool:
+    """False where ``guard`` declines the bindings of a match not yet confirmed; True where
+    it accepts them or raises (it is asked again once the match is confirmed)."""
+    try:
+        return bool(guard(env, node.outputs[0]))
+    except Exception:
+        return True
 
 
 def child_test(pattern: Any) -> Callable[[tuple[Any, ...]], bool] | None:

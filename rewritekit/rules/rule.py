@@ -10,7 +10,7 @@ raises ``RuleTypeError`` naming the rule and both types.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from etuples.core import ExpressionTuple
@@ -37,9 +37,10 @@ from rewritekit.rules.patterns import (
     pattern_str,
 )
 
-__all__ = ["Bindings", "PatternRule", "Rule", "rule"]
+__all__ = ["Bindings", "PatternRule", "Rule", "order_free", "rule"]
 
 IndexKey = tuple[str, Any]
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Bindings(Mapping[str, Any]):
@@ -225,7 +226,9 @@ class PatternRule(Rule):
         self.rhs = rhs
         self.when = when
         self._slots: dict[LogicVar, int] = {}
-        self._match = compile_matcher(lhs, self._slots)
+        swap = not (_is_order_free(rhs) and (when is None or _is_order_free(when)))
+        guard = None if when is None else lambda env, term: when(self._bindings(env, term))
+        self._match = compile_matcher(lhs, self._slots, swap=swap, guard=guard)
         self.variables = list(self._slots)
         self._names = [(_var_name(v), slot) for v, slot in self._slots.items()]
         self.keys = index_keys(head_key(lhs))
@@ -238,9 +241,11 @@ class PatternRule(Rule):
                     "which the left side does not bind"
                 )
             build = compile_builder(rhs, self._slots)
-            self._build: Callable[[list[Any], Var], Any] = lambda env, term: build(env)
+            self._build: Callable[..., Any] = lambda env, term, bindings=None: build(env)
         elif callable(rhs):
-            self._build = lambda env, term: rhs(self._bindings(env, term))
+            self._build = lambda env, term, bindings=None: rhs(
+                self._bindings(env, term) if bindings is None else bindings
+            )
         else:
             raise RuleError(
                 f"rule {name!r}: the right side must be a pattern, a Var, a number or a "
@@ -273,10 +278,13 @@ class PatternRule(Rule):
         """The checked replacement for one match, or None (then the matcher backtracks: a
         commutative Op tries its other order, so ``when`` and a declining right side both
         see every ordering)."""
-        if self.when is not None and not self.when(self._bindings(env, var)):
-            return None
+        bindings = None  # made once, for the guard and a computed right side
+        if self.when is not None:
+            bindings = self._bindings(env, var)
+            if not self.when(bindings):
+                return None
         try:
-            new = self._build(env, var)
+            new = self._build(env, var, bindings)
         except RewritekitError as exc:
             raise RuleError(
                 f"rule {self.qualname!r} could not build its right side for {_brief(var)}: "
@@ -344,6 +352,25 @@ def rule(
         'log(1 + a) -> log1p(a)'
     """
     return PatternRule(lhs, rhs, name, when, tags, domain, example)
+
+
+def order_free(fn: F) -> F:
+    """Mark ``fn``, a computed right side or a guard, as answering alike for both orders
+    of the operands of a commutative left side ``x * y`` (it reads only ``b.term``, or
+    ``x`` and ``y`` symmetrically). When the right side and the guard (if any) are both
+    marked, a node the rule declines is not tried again with its operands swapped: the
+    answer would be the same, at twice the cost.
+
+    Example:
+        >>> @order_free
+        ... def folded(b): ...  # a function of b.term alone
+    """
+    fn.order_free = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _is_order_free(fn: Any) -> bool:
+    return getattr(fn, "order_free", False) is True
 
 
 # --- helpers ------------------------------------------------------------------------------

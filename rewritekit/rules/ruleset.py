@@ -51,7 +51,8 @@ class RuleSet:
             found = {k: r.regrouped(name, self.tags) for k, r in found.items()}
         self.rules: tuple[Rule, ...] = tuple(found.values())
         self._by_op: dict[Op, tuple[Rule, ...]] = {}
-        self._by_children: dict[tuple[Any, ...], tuple[Rule, ...]] = {}
+        self._by_children: dict[tuple[int, ...], tuple[Rule, ...]] = {}
+        self._index: dict[tuple[str, Any], list[int]] | None = None  # key -> rule positions
 
     # --- composition ----------------------------------------------------------------------
 
@@ -83,23 +84,38 @@ class RuleSet:
         """The rules that could match a node of ``op`` (canonical), in set order."""
         found = self._by_op.get(op)
         if found is None:
-            found = self._by_op[op] = tuple(r for r in self.rules if _could_match(r, op))
+            found = self._by_op[op] = self._indexed(op)
         return found
+
+    def _indexed(self, op: Op) -> tuple[Rule, ...]:
+        """The rules indexed under ``op`` itself (the same object), its class, or any
+        node, in set order. The index of the rules by key is made once, so an Op met for
+        the first time (a loop's: its body is new on every import) costs a few lookups
+        instead of a test per rule."""
+        index = self._index
+        if index is None:
+            index = {}
+            for position, r in enumerate(self.rules):
+                for kind, value in r.keys:
+                    key = ("op", id(value)) if kind == "op" else (kind, value)
+                    index.setdefault(key, []).append(position)
+            self._index = index
+        keys = [("op", id(op)), ("class", type(op)), ("any", None)]
+        positions = sorted({p for key in keys for p in index.get(key, ())})
+        return tuple(self.rules[p] for p in positions)
 
     def rules_for_node(self, node: Apply) -> tuple[Rule, ...]:
         """The rules that could match ``node``: indexed by its Op, then filtered by the Ops
-        of its inputs (cached per combination)."""
-        op = node.op
-        found = self._by_op.get(op)
-        if found is None:
-            found = self.rules_for(op)
-        if not found:
-            return found
-        key = (op, *[i.owner.op if i.owner is not None else None for i in node.inputs])
+        of its inputs (cached per combination, by identity: a node's Ops are the canonical
+        ones, kept for good, and a tuple of ids hashes without calling ``Op.__hash__``)."""
+        inputs = node.inputs
+        key = (id(node.op), *[0 if i.owner is None else id(i.owner.op) for i in inputs])
         narrowed = self._by_children.get(key)
         if narrowed is None:
-            children = key[1:]
-            narrowed = tuple(r for r in found if r.child_test is None or r.child_test(children))
+            narrowed = found = self.rules_for(node.op)
+            if found:
+                children = tuple([None if i.owner is None else i.owner.op for i in inputs])
+                narrowed = tuple(r for r in found if r.child_test is None or r.child_test(children))
             if len(self._by_children) > _CHILD_CACHE_LIMIT:
                 self._by_children.clear()
             self._by_children[key] = narrowed
@@ -125,17 +141,6 @@ class RuleSet:
 
     def __repr__(self) -> str:
         return f"<RuleSet {self.name or '<unnamed>'}: {len(self.rules)} rules>"
-
-
-def _could_match(rule: Rule, op: Op) -> bool:
-    for kind, value in rule.keys:
-        if (
-            kind == "any"
-            or (kind == "op" and value is op)
-            or (kind == "class" and type(op) is value)
-        ):
-            return True
-    return False
 
 
 def _flatten(items: Any) -> Iterator[Rule]:

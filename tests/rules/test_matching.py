@@ -8,6 +8,7 @@ from etuples import etuple
 import rewritekit as rk
 import rewritekit.tensor as rt
 from rewritekit.rules import lvar, rule
+from rewritekit.rules.rule import order_free
 
 a, b, c = lvar("a"), lvar("b"), lvar("c")
 x, y, z = rt.vector("x"), rt.vector("y"), rt.vector("z")
@@ -83,6 +84,36 @@ def test_a_guard_that_rejects_one_order_lets_the_other_be_tried(kanren):
     both = rule(a * b, a, name="first_named_y", when=lambda m: m.a is y)
     assert once(x * y, both, kanren) is y
     assert once(y * x, both, kanren) is y
+
+
+def test_an_order_free_right_side_is_not_asked_again_with_the_operands_swapped():
+    asked = []
+
+    def declines(m):
+        asked.append(m.term)
+
+    plain = rule(a * b, declines, name="plain")
+    assert once(x * y, plain, False) is None and asked == [x * y, x * y]  # both orders
+    asked.clear()
+    free = rule(a * b, order_free(declines), name="free", when=order_free(lambda m: True))
+    assert once(x * y, free, False) is None and asked == [x * y]
+    asked.clear()
+    guarded = rule(a * b, order_free(declines), name="guarded", when=lambda m: True)
+    assert once(x * y, guarded, False) is None and len(asked) == 2  # the guard is not marked
+
+
+@PATHS
+def test_a_guard_is_asked_before_a_function_head_rebuilds_the_node(kanren):
+    ax = lvar("ax")
+    seen = []
+    r = rule(
+        rt.sum(a, axis=ax),
+        a,
+        name="sum_of_none",
+        when=lambda m: seen.append(m.ax) or m.ax == (),
+    )
+    assert once(rt.sum(m, axis=0), r, kanren) is None
+    assert seen and all(v == (0,) for v in seen)
 
 
 @PATHS

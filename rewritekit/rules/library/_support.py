@@ -5,6 +5,7 @@ Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answ
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -181,6 +182,9 @@ def product_factors(v: Var) -> list[Var]:
         >>> product_factors(a * (b * c)) == [a, b, c]
         True
     """
+    ref, last = _LAST_FACTORS[0]  # three stabilize rules ask in turn about one product
+    if ref() is v:
+        return list(last) if last else [v]
     found: list[Var] = []
     stack = [v]
     while stack:
@@ -190,5 +194,18 @@ def product_factors(v: Var) -> list[Var]:
         else:
             found.append(u)
         if len(found) + len(stack) > MAX_FACTORS:
-            return [v]
+            found = [v]
+            break
+    kept = () if found[0] is v else tuple(found)  # never v itself: it is held weakly
+    _LAST_FACTORS[0] = (weakref.ref(v, _forget_factors), kept)
     return found
+
+
+#: The last product asked about (weakly) and its factors (of v's graph: dropped with v).
+_LAST_FACTORS: list[tuple[Any, tuple[Var, ...]]] = [(lambda: None, ())]
+
+
+def _forget_factors(ref: Any, last: list[Any] = _LAST_FACTORS) -> None:
+    # the list itself, not the module global: at interpreter exit the globals are None
+    if last[0][0] is ref:
+        last[0] = (lambda: None, ())

@@ -47,7 +47,7 @@ import rewritekit.tensor as rt
 from rewritekit.ir import SUPPORTED_DTYPES, Constant, Var, broadcast_shapes, constant
 from rewritekit.rules.library._support import broadcast_lengths, x, y
 from rewritekit.rules.patterns import lvar
-from rewritekit.rules.rule import Bindings, Rule, rule
+from rewritekit.rules.rule import Bindings, Rule, order_free, rule
 from rewritekit.rules.ruleset import RuleSet
 from rewritekit.tensor.elemwise import Add, Multiply, Negative, Reciprocal, Subtract, TrueDivide
 
@@ -163,6 +163,9 @@ def _maybe_identity(constants: list[Term], additive: bool, kind: str) -> bool:
     if len(constants) != 1:
         return False
     data = constants[0][0].data  # type: ignore[attr-defined]
+    if data.size == 1:  # the common constant: its element, without NumPy's reductions
+        value = data.flat[0]
+        return not value if additive else bool(value == 1 or (kind != "u" and value == -1))
     if additive:
         return not data.any()
     return bool(np.all(data == 1)) or (kind != "u" and bool(np.all(data == -1)))
@@ -259,6 +262,7 @@ def _like_root(result: Var, root: Var, cancelled: list[Var]) -> Var:
 # --- the rules ----------------------------------------------------------------------------
 
 
+@order_free
 def canonical_sum(b: Bindings) -> Var | None:
     """A sum with equal terms of opposite sign cancelled and its constants folded, or None
     when nothing cancels, at most one constant is there, and it is not a droppable 0."""
@@ -277,6 +281,7 @@ def canonical_sum(b: Bindings) -> Var | None:
     return _like_root(result, root, cancelled)
 
 
+@order_free
 def canonical_product(b: Bindings) -> Var | None:
     """A product with equal factors of opposite exponent cancelled and its constants and
     negations folded, or None when nothing cancels, at most one constant or negation is

@@ -116,21 +116,29 @@ def _fill_rules(name: str, op: Callable[[Var, Var], Var], commutative: bool) -> 
         "broadcast": (_BROADCAST, _broadcast_one, _constant_fill),
         "constant": (fv, _constant_array, _uniform_array),
     }
-    return [
-        rule(
-            op(filled, x) if first else op(x, filled),
-            _unfilled(op, first),
-            name=f"{name}_{kind}_{'first' if first else 'second'}",
-            when=when,
-            example=lambda first=first, like=like: (
-                op(like(rt.vector("x")), rt.vector("x"))
-                if first
-                else op(rt.vector("x"), like(rt.vector("x")))
-            ),
-        )
-        for kind, (filled, like, when) in fills.items()
-        for first in orders
-    ]
+    made = []
+    for kind, (filled, like, when) in fills.items():
+        for first in orders:
+            made.append(
+                rule(
+                    op(filled, x) if first else op(x, filled),
+                    _unfilled(op, first),
+                    name=f"{name}_{kind}_{'first' if first else 'second'}",
+                    when=when,
+                    example=lambda first=first, like=like: (
+                        op(like(rt.vector("x")), rt.vector("x"))
+                        if first
+                        else op(rt.vector("x"), like(rt.vector("x")))
+                    ),
+                )
+            )
+            if kind == "constant":  # fv is a Constant: tried only where an input is a leaf
+                made[-1].child_test = _some_leaf
+    return made
+
+
+def _some_leaf(child_ops: tuple[Any, ...]) -> bool:
+    return any(op is None for op in child_ops)  # None: a graph input or a constant
 
 
 _BROADCAST = broadcast_to_node(fv, fs, shape=lvar("fst"))

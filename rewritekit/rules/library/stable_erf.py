@@ -22,7 +22,7 @@ from rewritekit.rules.library._stable import (
     unary_of,
 )
 from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
-from rewritekit.rules.rule import Bindings, rule
+from rewritekit.rules.rule import Bindings, order_free, rule
 
 __all__ = ["rules"]
 
@@ -168,6 +168,7 @@ def _over_erfcx(v: Var, u: Var) -> Var | None:
     return None
 
 
+@order_free
 def _erfcx_product(b: Bindings) -> Var | None:
     """the product with factors exp(-u**2) and n / (d * erfc(u)) as n / (d * erfcx(u))
 
@@ -258,7 +259,7 @@ erfcx_of_exp_times_over_erfc = rule(
     y * z,
     _erfcx_product,
     name="erfcx_of_exp_times_over_erfc",
-    when=real("y", "z"),
+    when=order_free(real("y", "z")),
     domain=_ERFCX_DOMAIN,
     example=_product_example,
 )

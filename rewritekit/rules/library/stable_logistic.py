@@ -28,7 +28,7 @@ from rewritekit.rules.library._stable import (
     widening_unary_of,
 )
 from rewritekit.rules.library._support import product_factors, x, y
-from rewritekit.rules.rule import Bindings, rule
+from rewritekit.rules.rule import Bindings, order_free, rule
 
 __all__ = ["rules"]
 
@@ -134,6 +134,7 @@ def _argument(v: Var, op: object) -> Var | None:
     return v.owner.inputs[0] if v.owner is not None and v.owner.op == op else None
 
 
+@order_free
 def _sigmoid_times_exp(b: Bindings) -> Var | None:
     """the product with one pair exp(u) * sigmoid(-u) as sigmoid(u)
 
@@ -145,8 +146,9 @@ def _sigmoid_times_exp(b: Bindings) -> Var | None:
         u = _argument(f, rt.exp)
         if u is None or u.type.kind != "f":
             continue
+        minus_u = negate(u)
         for j, g in enumerate(factors):
-            if j != i and _argument(g, rt.sigmoid) is negate(u):
+            if j != i and _argument(g, rt.sigmoid) is minus_u:
                 kept = [h for k, h in enumerate(factors) if k != j]
                 kept[kept.index(f)] = rt.sigmoid(u)
                 product = kept[0]
@@ -164,7 +166,7 @@ sigmoid_of_sigmoid_times_exp = rule(
     x * y,
     _sigmoid_times_exp,
     name="sigmoid_of_sigmoid_times_exp",
-    when=real("x", "y"),
+    when=order_free(real("x", "y")),
     domain={"x": "real", "u": "real"},
     example=lambda: _product_example(rt.vector("u")),
 )

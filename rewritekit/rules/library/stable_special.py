@@ -19,7 +19,7 @@ from rewritekit.rules.library._stable import (
 )
 from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
 from rewritekit.rules.patterns import lvar
-from rewritekit.rules.rule import Bindings, rule
+from rewritekit.rules.rule import Bindings, order_free, rule
 
 __all__ = ["rules"]
 
@@ -60,6 +60,7 @@ def _square_argument(v: Var) -> Var | None:
     return squared(node.inputs[0]) if node is not None and node.op == rt.exp else None
 
 
+@order_free
 def _erfcx_of_product(b: Bindings) -> Var | None:
     """the product with factors exp(u**2) and erfc(u) as erfcx(u) (the other factors kept
     in order)
@@ -96,7 +97,7 @@ erfcx_of_exp_square_times_erfc = rule(
     y * z,
     _erfcx_of_product,
     name="erfcx_of_exp_square_times_erfc",
-    when=real("y", "z"),
+    when=order_free(real("y", "z")),
     domain={"u": _erfc_range},
     example=_erfcx_example,
 )
