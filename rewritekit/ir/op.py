@@ -69,6 +69,10 @@ class Op:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         props = type(self).__props__
+        if not kwargs and len(args) == len(props):  # the common call: every one in order
+            for name, value in zip(props, args, strict=True):
+                setattr(self, name, value)
+            return
         if len(args) > len(props):
             raise TypeError(
                 f"{type(self).__name__} takes {len(props)} parameters {props}, got {len(args)}"
@@ -90,9 +94,15 @@ class Op:
 
     def _props_values(self) -> tuple[Any, ...]:
         # Each value's type is part of it: Scale(2) and Scale(2.0) (or Scale(True) and
-        # Scale(1)) are different Ops, though 2 == 2.0 in Python.
-        values = [getattr(self, p) for p in type(self).__props__]
-        return tuple((type(v), v) for v in values)
+        # Scale(1)) are different Ops, though 2 == 2.0 in Python. Cached as the hash is:
+        # finding a new Op's canonical twin hashes it and compares the two.
+        cache = getattr(self, "__dict__", None)
+        found = None if cache is None else cache.get("_rk_props")
+        if found is None:
+            found = tuple((type(v), v) for v in [getattr(self, p) for p in type(self).__props__])
+            if cache is not None:
+                cache["_rk_props"] = found
+        return found
 
     def __eq__(self, other: object) -> bool:
         if self is other:

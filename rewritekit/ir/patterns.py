@@ -94,9 +94,11 @@ def is_pattern(value: object) -> bool:
 
 
 def _holds_pattern(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    for value in (*args, *kwargs.values()):
+    known = _IS_PATTERN_TYPE  # looked up here: this runs on every tensor function call
+    for value in (*args, *kwargs.values()) if kwargs else args:
         kind = type(value)
-        if _pattern_type(kind):
+        found = known.get(kind)
+        if found if found is not None else _pattern_type(kind):
             return True
         if kind is list or kind is tuple:
             for item in value:

@@ -18,6 +18,7 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.errors import GraphTypeError
 from rewritekit.ir import Var
+from rewritekit.ir.collector import gc_paused
 from rewritekit.jaxpr.avals import is_key, tensor_type
 from rewritekit.jaxpr.opaque import opaque_outputs
 from rewritekit.jaxpr.primitives import PRIMITIVES
@@ -46,11 +47,13 @@ def _shown_params(params: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+@gc_paused
 def import_jaxpr(
     jaxpr: Any, consts: Sequence[Any], inputs: Sequence[Var], opaque: bool = False
 ) -> list[Var]:
     """The outputs of the (open) ``jaxpr`` with ``consts`` for its constvars and ``inputs``
-    for its invars, as Vars."""
+    for its invars, as Vars (with the cyclic collector paused, as graph building is in
+    ``rk.rewrite`` and ``rk.function``)."""
     env: dict[Any, Var] = {}
 
     def read(v: Any) -> Var:

@@ -7,6 +7,7 @@ dtypes follow NumPy's ``einsum`` (see ``rewritekit.tensor.contractions``).
 
 from __future__ import annotations
 
+import functools
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -272,6 +273,14 @@ def _einsum_operand_grad(
     return input_grad(grad, x)
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(subscripts: str, ndims: tuple[int, ...]) -> tuple[EinsumSpec, str]:
+    """``parse_einsum`` and the canonical subscripts, remembered: ``dot_general`` (every
+    product of an imported jaxpr) spells its einsum anew each time."""
+    spec = parse_einsum(subscripts, ndims)
+    return spec, spec.canonical()
+
+
 @pattern_function(Einsum, inputs=("operands*",))
 def einsum(subscripts: str, *operands: Any) -> Var:
     """Einstein summation over ``operands``, as NumPy's ``einsum``.
@@ -293,9 +302,14 @@ def einsum(subscripts: str, *operands: Any) -> Var:
         True
     """
     xs = as_operands("einsum", *operands)
-    spec = parse_einsum(subscripts, [x.ndim for x in xs])
+    ndims = tuple(x.ndim for x in xs)
+    if isinstance(subscripts, str):
+        spec, canonical = _parsed(subscripts, ndims)
+    else:
+        spec = parse_einsum(subscripts, ndims)  # raises, naming the subscripts
+        canonical = spec.canonical()
     try:
-        return Einsum(spec.canonical())(*xs)
+        return Einsum(canonical)(*xs)
     except ShapeError:  # said again in the caller's letters, naming the operands
         shown = ", ".join(short_name(x) for x in xs)
         einsum_type(spec, [x.type for x in xs], f"subscripts {subscripts!r}, operands {shown}")

@@ -163,8 +163,21 @@ def as_shape_vector(parts: Any, context: str) -> Var:
         )
     entries = [_shape_entry(p, position, context) for position, p in enumerate(parts)]
     if all(isinstance(e, int) for e in entries):
-        return constant(np.array(entries, dtype=np.int64).reshape(len(entries)))
+        key = tuple(entries)
+        found = _STATIC_VECTORS.get(key)
+        if found is None:
+            if len(_STATIC_VECTORS) >= _STATIC_VECTORS_LIMIT:
+                _STATIC_VECTORS.clear()
+            found = constant(np.array(entries, dtype=np.int64).reshape(len(entries)))
+            _STATIC_VECTORS[key] = found
+        return found
     return MakeVector()(*[constant(np.int64(e)) if isinstance(e, int) else e for e in entries])
+
+
+#: Static shapes' vectors by their lengths: every reshape and broadcast_to makes one, and the
+#: constant (interned anyway) costs a copy and a hash of its bytes to find again.
+_STATIC_VECTORS: dict[tuple[int, ...], Var] = {}
+_STATIC_VECTORS_LIMIT = 1 << 12
 
 
 def _vector_var(var: Var, context: str) -> Var:

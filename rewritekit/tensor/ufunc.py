@@ -164,7 +164,22 @@ def _weak_constant(value: Any, dtype: str, context: str) -> Var:
             )
     if _kind(dtype) in "biu" and isinstance(value, (float, complex)):
         dtype = result_dtype(dtype, value)
-    return as_var(value, dtype=dtype, context=context)
+    kind = type(value)
+    if kind not in (bool, int, float) or value != value:  # NaN: its bits are not its value
+        return as_var(value, dtype=dtype, context=context)
+    key = (kind, value.hex() if kind is float else value, dtype)  # hex: -0.0 is not 0.0
+    found = _WEAK_CONSTANTS.get(key)
+    if found is None:
+        if len(_WEAK_CONSTANTS) >= _WEAK_CONSTANTS_LIMIT:
+            _WEAK_CONSTANTS.clear()
+        found = _WEAK_CONSTANTS[key] = as_var(value, dtype=dtype, context=context)
+    return found
+
+
+#: The constants of Python scalars met by the elementwise Ops (``x * 2``, ``where(c, x,
+#: 0)``), by type, value and dtype: interned anyway, but each costs an array and a hash.
+_WEAK_CONSTANTS: dict[tuple[Any, ...], Var] = {}
+_WEAK_CONSTANTS_LIMIT = 1 << 12
 
 
 def float_dtype(dtype: str) -> str:
