@@ -23,7 +23,7 @@ from rewritekit.errors import GraphRuntimeError, GraphTypeError, RewriteMismatch
 from rewritekit.ir import Apply, Constant, Var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
 from rewritekit.ir.dot import graph_html
-from rewritekit.rules import RewriteTrace, rewrite
+from rewritekit.rules import RewriteTrace
 from rewritekit.rules.library import simplify_loops
 from rewritekit.rules.ruleset import as_ruleset
 
@@ -474,7 +474,8 @@ def _compile(
     options: dict[str, Any] | None = None,
 ) -> _Compiled:
     """Check, rewrite and lower the graph; store it in the cache under ``key`` if given."""
-    missing = [v for v in graph_inputs(outs) if v not in set(ins)]
+    known = set(ins)
+    missing = [] if _reads_only(outs, known) else [v for v in graph_inputs(outs) if v not in known]
     if missing:
         raise GraphTypeError(
             f"function: the outputs depend on {missing[0]!r}, which is not among the inputs "
@@ -491,6 +492,13 @@ def _compile(
     compiled = _Compiled(ins, graph, trace, backend.name, fn)
     _CACHE[key] = _Entry(key, ins, outs, backend, compiled, stand_ins, graph_s)
     return compiled
+
+
+def _reads_only(outputs: list[Var], known: set[Var]) -> bool:
+    """Whether every graph input the outputs read is in ``known``: the quick check, over
+    the nodes (``graph_inputs`` walks every Var, in order, to name a missing one)."""
+    reads = [*outputs, *[v for node in toposort(outputs) for v in node.inputs]]
+    return all(v.owner is not None or v in known or isinstance(v, Constant) for v in reads)
 
 
 def _checked_inputs(signature: Signature) -> list[Var]:
@@ -513,10 +521,10 @@ def _checked_inputs(signature: Signature) -> list[Var]:
 
 
 def _rewrite(outputs: list[Var], rules: Any, roll: bool = True) -> tuple[list[Var], RewriteTrace]:
-    if rules is None:
-        graph, trace = rewrite(outputs, rules, trace=True)
-    else:  # the rules, then the loop pass (rolled chains, twin scans, unused loop outputs)
-        graph, trace = simplify_loops(outputs, rules, trace=True, roll=roll)
+    if rules is None:  # nothing to rewrite (what rewrite(outputs, None) answers)
+        return list(outputs), RewriteTrace()
+    # the rules, then the loop pass (rolled chains, twin scans, unused loop outputs)
+    graph, trace = simplify_loops(outputs, rules, trace=True, roll=roll)
     return list(graph), trace
 
 

@@ -102,9 +102,7 @@ def elemwise_impl(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[...,
     The dtypes are static, so under JAX the casts cost nothing at run time where they are
     no-ops; NumPy's floating-point warnings are off (NaN and inf follow IEEE, as in JAX).
     """
-    op = node.op
-    in_dtypes = [i.dtype for i in node.inputs]
-    casts = [np.dtype(d) for d in op.cast_dtypes(*in_dtypes)]  # type: ignore[attr-defined]
+    casts = [np.dtype(d) for d in cast_dtypes(node)]
     out = np.dtype(node.outputs[0].dtype)
 
     def run(*args: Any) -> Any:
@@ -117,6 +115,23 @@ def elemwise_impl(xp: Any, fn: Callable[..., Any], node: Apply) -> Callable[...,
         return value if value.dtype == out else value.astype(out)
 
     return run
+
+
+def cast_dtypes(node: Apply) -> tuple[str, ...]:
+    """The dtype each input of the elementwise ``node`` is computed in (its Op's
+    ``cast_dtypes``), remembered per Op and input dtypes: every elementwise node lowered
+    asks, and the answer is NumPy's type promotion."""
+    key = (node.op, *[i.dtype for i in node.inputs])
+    found = _CASTS.get(key)
+    if found is None:
+        if len(_CASTS) >= _CASTS_LIMIT:
+            _CASTS.clear()
+        found = _CASTS[key] = tuple(node.op.cast_dtypes(*key[1:]))  # type: ignore[attr-defined]
+    return found
+
+
+_CASTS: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_CASTS_LIMIT = 1 << 12
 
 
 def log1mexp(xp: Any, x: Any) -> Any:

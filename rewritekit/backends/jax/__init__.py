@@ -106,9 +106,12 @@ class JaxBackend:
         if isinstance(jit_options.get("out_shardings"), tuple):
             jit_options["out_shardings"] = list(jit_options["out_shardings"])
 
-        @functools.cache  # made on the first call: rk.optimize needs only jax_fn
-        def jitted() -> Callable[..., list[Any]]:
-            return jax.jit(jax_fn, **jit_options)
+        made: list[Callable[..., list[Any]]] = []
+
+        def jitted() -> Callable[..., list[Any]]:  # made on the first call: rk.optimize
+            if not made:  # needs only jax_fn (and functools.cache costs 5 µs to set up)
+                made.append(jax.jit(jax_fn, **jit_options))
+            return made[0]
 
         needed = checks_needed(outputs)
         if needed is None:

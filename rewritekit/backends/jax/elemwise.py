@@ -124,7 +124,7 @@ def _float_operands(node: Apply) -> bool:
     first = dtypes[0]
     if first not in _FLOATS or any(d != first for d in dtypes):
         return False
-    casts = node.op.cast_dtypes(*dtypes)  # type: ignore[attr-defined]
+    casts = elementwise.cast_dtypes(node)
     return all(c == first for c in casts) and node.outputs[0].dtype in (first, "bool")
 
 
