@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import pathlib
+import sys
 import tempfile
 import textwrap
 from dataclasses import dataclass
@@ -21,6 +22,10 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 import rewritekit as rk
+
+# the examples import as `examples.<name>` from the repository's root (mkdocs.yml's folder);
+# added to sys.path when the gallery runs (MkDocs restores sys.path after loading hooks)
+_ROOT = str(pathlib.Path(__file__).resolve().parents[2])
 
 log = logging.getLogger("mkdocs.hooks.gallery")
 
@@ -124,6 +129,33 @@ EXAMPLES = (
         "rewrite.svg",
     ),
     Example(
+        "A probabilistic model",
+        "The eight-schools model of `examples/eight_schools.py`: each draw takes a key and "
+        "returns the next one (the random variables' first outputs), so the key threads "
+        "through the model; `theta` is a deterministic function of three draws.",
+        """
+        from examples import eight_schools
+
+        m = eight_schools.model()
+        """,
+        "rk.draw([m.theta, m.y], {path})",
+        "rk.to_dot([m.theta, m.y])",
+        "eight-schools.svg",
+    ),
+    Example(
+        "Its log-density and gradient, rewritten",
+        "`rl.joint_logprob` derives the density of the model given the data, on one flat "
+        "unconstrained vector, and `rk.grad` its gradient; compiling rewrites both. The "
+        "graph before and after, folded past 200 boxes a side.",
+        """
+        packing, logp, grad, back = eight_schools.density_graph(m)
+        density = rk.function([packing.flat], [logp, grad])
+        """,
+        "rk.draw_rewrite(density, {path})",
+        "rk.to_dot(density, rewrites=True)",
+        "eight-schools-density.svg",
+    ),
+    Example(
         "Rule applications, step by step",
         "A `RewriteTrace` drawn alone: one cluster per rule application, the term the rule "
         "matched beside the term it built.",
@@ -148,6 +180,8 @@ def _render(config: MkDocsConfig, files: Files) -> str:
     parts = [
         f"Every example runs after those above it, which start with\n\n```python\n{SETUP}\n```\n"
     ]
+    if _ROOT not in sys.path:
+        sys.path.insert(0, _ROOT)
     namespace: dict[str, Any] = {}
     exec(SETUP, namespace)  # our own code, as shown
     have_dot = True
