@@ -4,8 +4,9 @@
 the Graphviz program ``dot`` (SVG, PNG, PDF, by the file's suffix). A source is a Var or
 several, a compiled function (its rewritten graph, or with ``rewrites=True`` the graph
 before and after rewriting side by side), or a ``RewriteTrace`` (each rule application as
-a small before → after pair). ``notebook_html`` is what Jupyter shows for Vars, compiled
-functions and traces: the picture where ``dot`` is installed, else the text views.
+a small before → after pair). What Jupyter shows for Vars, compiled functions and traces
+is their ``_repr_html_`` (``ir.dot.graph_html``, ``ir.dot.html_picture``): the picture
+where ``dot`` is installed, else the text views.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rewritekit.ir import Var
-from rewritekit.ir.dot import MAX_NODES, graph_dot, graph_html, html_picture, render
+from rewritekit.ir.dot import MAX_NODES, graph_dot, render
 from rewritekit.rules.pictures import rewrite_dot, trace_dot
-from rewritekit.rules.trace import RewriteTrace, TraceEntry, explain
+from rewritekit.rules.trace import RewriteTrace, TraceEntry
 
-__all__ = ["draw", "draw_rewrite", "notebook_html", "to_dot"]
+__all__ = ["draw", "draw_rewrite", "to_dot"]
 
 _FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 
@@ -110,14 +111,6 @@ def draw_rewrite(source: Any, path: str | pathlib.Path, **options: Any) -> pathl
     ``trace=`` (from ``rk.rewrite(..., trace=True)``).
     """
     return draw(source, path, rewrites=True, **options)
-
-
-def notebook_html(source: Any) -> str:
-    """What a notebook shows for a Var, a compiled function or a trace: the SVG picture
-    where Graphviz is installed, else the text view (``dprint`` or ``explain``)."""
-    if isinstance(source, RewriteTrace):
-        return html_picture(trace_dot(source), explain(source))
-    return graph_html(_graph_of(source))
 
 
 def _graph_of(source: Any) -> list[Var]:
