@@ -280,11 +280,15 @@ def broadcast_in_dim(
         raise ShapeError(
             f"lax.broadcast_in_dim: {len(dims)} broadcast_dimensions for a {x.ndim}-d operand"
         )
+    if dims == tuple(range(len(shape) - len(dims), len(shape))):
+        return broadcast_to(x, tuple(shape))  # the trailing axes: NumPy's broadcasting
     new = tuple(a for a in range(len(shape)) if a not in dims)
     placed = expand_dims(x, new) if new else x
     order = sorted(range(len(dims)), key=lambda i: dims[i])
     if order != list(range(len(dims))):  # dims out of order: transpose the operand first
         placed = expand_dims(_transpose(x, order), new) if new else _transpose(x, order)
+    if placed.type.shape == tuple(shape):  # only length-1 axes added (keepdims)
+        return placed
     return broadcast_to(placed, tuple(shape))
 
 
@@ -406,6 +410,25 @@ def dot_general(
     ``rhs``'s (as an ``einsum``)."""
     del precision
     a, b = _x("dot_general", lhs, "lhs"), _x("dot_general", rhs, "rhs")
+    try:
+        key = (a.ndim, b.ndim, dimension_numbers)
+        spec = _DOT_SPECS.get(key)
+    except TypeError:  # unhashable dimension numbers (lists): spelled anew
+        key, spec = None, None
+    if spec is None:
+        spec = _dot_spec(a.ndim, b.ndim, dimension_numbers)
+        if key is not None and len(_DOT_SPECS) < 4096:
+            _DOT_SPECS[key] = spec
+    out = einsum(spec, a, b)
+    return out if preferred_element_type is None else cast(out, preferred_element_type)
+
+
+#: dot_general's einsum spellings by (lhs ndim, rhs ndim, dimension numbers).
+_DOT_SPECS: dict[Any, str] = {}
+
+
+def _dot_spec(ndim_a: int, ndim_b: int, dimension_numbers: Any) -> str:
+    """The einsum subscripts of a dot_general: batch axes, then the free axes of each side."""
     (lc, rc), (lb, rb) = dimension_numbers
     lc, rc = (
         _axes("dot_general", "contracting dims", lc),
@@ -415,21 +438,19 @@ def dot_general(
     if len(lc) != len(rc) or len(lb) != len(rb):
         raise ShapeError(f"lax.dot_general: unpaired dimension_numbers {dimension_numbers!r}")
     letters = iter(string.ascii_letters)
-    left = [""] * a.ndim
-    right = [""] * b.ndim
+    left = [""] * ndim_a
+    right = [""] * ndim_b
     batch = []
     for i, j in zip(lb, rb, strict=True):
         left[i] = right[j] = next(letters)
         batch.append(left[i])
     for i, j in zip(lc, rc, strict=True):
         left[i] = right[j] = next(letters)
-    free_l = [left.__setitem__(i, next(letters)) or left[i] for i in range(a.ndim) if not left[i]]
+    free_l = [left.__setitem__(i, next(letters)) or left[i] for i in range(ndim_a) if not left[i]]
     free_r = [
-        right.__setitem__(j, next(letters)) or right[j] for j in range(b.ndim) if not right[j]
+        right.__setitem__(j, next(letters)) or right[j] for j in range(ndim_b) if not right[j]
     ]
-    spec = f"{''.join(left)},{''.join(right)}->{''.join(batch + free_l + free_r)}"
-    out = einsum(spec, a, b)
-    return out if preferred_element_type is None else cast(out, preferred_element_type)
+    return f"{''.join(left)},{''.join(right)}->{''.join(batch + free_l + free_r)}"
 
 
 # --- slices -------------------------------------------------------------------------------

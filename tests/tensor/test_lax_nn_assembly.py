@@ -58,6 +58,23 @@ CASES = {
         lambda a, v, i, j, s, n: rt.lax.broadcast_in_dim(a, (3, 2, 4), (0, 2)),
         lambda *x: lax.broadcast_in_dim(x[0], (3, 2, 4), (0, 2)),
     ),
+    # the short paths: trailing axes (NumPy's broadcasting), length-1 axes only (keepdims)
+    "broadcast_in_dim_trailing": (
+        lambda a, v, i, j, s, n: rt.lax.broadcast_in_dim(a, (2, 3, 4), (1, 2)),
+        lambda *x: lax.broadcast_in_dim(x[0], (2, 3, 4), (1, 2)),
+    ),
+    "broadcast_in_dim_scalar": (
+        lambda a, v, i, j, s, n: rt.lax.broadcast_in_dim(s, (2, 3), ()),
+        lambda *x: lax.broadcast_in_dim(x[4], (2, 3), ()),
+    ),
+    "broadcast_in_dim_keepdims": (
+        lambda a, v, i, j, s, n: rt.lax.broadcast_in_dim(a, (3, 1, 4), (0, 2)),
+        lambda *x: lax.broadcast_in_dim(x[0], (3, 1, 4), (0, 2)),
+    ),
+    "broadcast_in_dim_transposed": (
+        lambda a, v, i, j, s, n: rt.lax.broadcast_in_dim(a, (4, 2, 3), (2, 0)),
+        lambda *x: lax.broadcast_in_dim(x[0], (4, 2, 3), (2, 0)),
+    ),
     "reshape_dims": (
         lambda a, v, i, j, s, n: rt.lax.reshape(a, (2, 6), (1, 0)),
         lambda *x: lax.reshape(x[0], (2, 6), (1, 0)),
