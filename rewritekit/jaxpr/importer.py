@@ -23,7 +23,7 @@ from rewritekit.jaxpr.avals import is_key, tensor_type
 from rewritekit.jaxpr.opaque import opaque_outputs
 from rewritekit.jaxpr.primitives import PRIMITIVES
 
-__all__ = ["UnmappedPrimitiveError", "from_jax", "import_jaxpr"]
+__all__ = ["UnmappedPrimitiveError", "from_jax", "import_jaxpr", "jaxpr_inputs"]
 
 
 class UnmappedPrimitiveError(GraphTypeError):
@@ -71,6 +71,11 @@ def import_jaxpr(
         for var, value in zip(eqn.outvars, outs, strict=True):
             env[var] = _checked(eqn, var, value)
     return [read(v) for v in jaxpr.outvars]
+
+
+def jaxpr_inputs(jaxpr: Any, prefix: str = "arg") -> list[Var]:
+    """New graph inputs for the invars of ``jaxpr``, named ``arg0``, ``arg1``, ..."""
+    return [Var(tensor_type(v.aval), f"{prefix}{i}") for i, v in enumerate(jaxpr.invars)]
 
 
 def _literal(value: Any, dtype: Any) -> Var:
@@ -288,10 +293,7 @@ def from_jax(fn: Callable[..., Any], *args: Any, opaque: bool = False) -> tuple[
 
     closed, out_shape = jax.make_jaxpr(fn, return_shape=True)(*args)
     leaves, treedef = jax.tree_util.tree_flatten(args)
-    inputs = [
-        rt.tensor(f"arg{i}", shape=tensor_type(v.aval).shape, dtype=tensor_type(v.aval).dtype)
-        for i, v in enumerate(closed.jaxpr.invars)
-    ]
+    inputs = jaxpr_inputs(closed.jaxpr)
     if len(inputs) != len(leaves):
         raise GraphTypeError(f"from_jax: {len(leaves)} argument leaves, {len(inputs)} inputs")
     outs = import_jaxpr(closed.jaxpr, closed.consts, inputs, opaque)

@@ -59,9 +59,16 @@ class Optimized:
         inputs, outputs = from_jax(self.fn, *specs, opaque=self.opaque)
         in_leaves = jax.tree_util.tree_leaves(inputs)
         out_leaves, out_def = jax.tree_util.tree_flatten(outputs)
-        # rk.function's pipeline: the rules, then the loop pass (unrolled chains roll)
+        # rk.function's pipeline: the rules, then the loop pass (unrolled chains roll). Not
+        # in rk.function's compile cache: the inputs are new Vars on every import, so no
+        # later call could find the entry, and storing it copies the graph onto stand-ins
         compiled = rk.function(
-            in_leaves, list(out_leaves), backend="jax", rules=self.rules, roll=self.roll
+            in_leaves,
+            list(out_leaves),
+            backend="jax",
+            rules=self.rules,
+            roll=self.roll,
+            cache=False,
         )
         return _Entry(compiled.jax_fn, compiled, out_def)
 
