@@ -182,10 +182,12 @@ def _node_matcher(
 
 def _op_matcher(op: Op, args: list[Any], slots: Slots, swap: bool = True) -> NodeMatcher:
     arity = len(args)
-    run = _sequence(args, slots)
     commutative = bool(getattr(op, "commutative", False)) and arity == 2
-    if not swap and commutative and _distinct_variables(args):
-        commutative = False  # the swapped order binds the same values, and k answers alike
+    if _distinct_variables(args):
+        if not swap:
+            commutative = False  # the swapped order binds the same values, k answers alike
+        return _flat_op_matcher(op, [slots.setdefault(a, len(slots)) for a in args], commutative)
+    run = _sequence(args, slots)
 
     def match(node: Apply, env: Env, k: Cont) -> Any:
         if node.op is not op:
@@ -196,6 +198,43 @@ def _op_matcher(op: Op, args: list[Any], slots: Slots, swap: bool = True) -> Nod
         found = run(inputs, env, k)
         if found is None and commutative and inputs[0] is not inputs[1]:
             found = run((inputs[1], inputs[0]), env, k)
+        return found
+
+    return match
+
+
+def _flat_op_matcher(op: Op, slots: list[int], commutative: bool) -> NodeMatcher:
+    """``op(x, y, ...)`` of distinct pattern variables (the commonest left side): the
+    inputs bound slot by slot in one loop instead of a chain of continuations."""
+    arity = len(slots)
+    positions = list(enumerate(slots))
+
+    def bind_all(inputs: tuple[Var, ...], env: Env, k: Cont) -> Any:
+        newly = []
+        for position, slot in positions:
+            old, value = env[slot], inputs[position]
+            if old is UNSET:
+                env[slot] = value
+                newly.append(slot)
+            elif not same_value(old, value):  # bound by an enclosing term to another value
+                for done in newly:
+                    env[done] = UNSET
+                return None
+        found = k(env)
+        if found is None:
+            for done in newly:
+                env[done] = UNSET
+        return found
+
+    def match(node: Apply, env: Env, k: Cont) -> Any:
+        if node.op is not op:
+            return None
+        inputs = node.inputs
+        if len(inputs) != arity:
+            return None
+        found = bind_all(inputs, env, k)
+        if found is None and commutative and inputs[0] is not inputs[1]:
+            found = bind_all((inputs[1], inputs[0]), env, k)
         return found
 
     return match
