@@ -9,11 +9,15 @@ Run: ``.venv/bin/python bench/jax_import.py [--detail] [--workloads W1:100,W3:1,
    ``jax.value_and_grad``, so their jaxprs hold JAX's backward pass), in float64: the
    trace (``jax.make_jaxpr``, JAX's own cost), then the import (``import_jaxpr``), the
    rewrite (``rk.rewrite``, default rules) and the lowering to a JAX closure
-   (``rk.function(..., rules=None)``), as ``rk.optimize`` does them; each the best of
-   ``--repeat`` on a fresh import. The figure is the last three per equation, the
+   (``rk.function(..., rules=None, cache=False)``), as ``rk.optimize`` does them; each the
+   best of ``--repeat`` on a fresh import. The figure is the last three per equation, the
    equations counted through every inner jaxpr (``mapped_share``); the target is under
-   50 µs. ``--detail`` lists every function. Unmapped primitives are kept as ``OpaqueJax``
-   nodes (``opaque=True``, here and in part 2), so the share mapped is a column.
+   50 µs. It is taken twice: as ``rk.optimize`` meets it (the functions imported one after
+   another, the trace just before each import), and after ``gc.collect()`` before each
+   trace, whose walk over every object of the process leaves the CPU caches cold (the
+   column "after a full collection"). ``--detail`` lists every function. Unmapped
+   primitives are kept as ``OpaqueJax`` nodes (``opaque=True``, here and in part 2), so
+   the share mapped is a column.
 2. *Calls*: for each workload, in a fresh process, the first call of
    ``jax.jit(rk.optimize(fn))`` (import, rewrite, lower, JAX trace, XLA compile) and of
    ``jax.jit(fn)`` (trace, compile), then the per-call time of both (best round of
@@ -43,7 +47,7 @@ from workloads import WORKLOADS
 
 import rewritekit as rk
 import rewritekit.tensor as rt
-from rewritekit.jaxpr import PRIMITIVES, import_jaxpr
+from rewritekit.jaxpr import PRIMITIVES, import_jaxpr, jaxpr_inputs
 from rewritekit.jaxpr.importer import _CALLS
 
 jax.config.update("jax_enable_x64", True)
@@ -167,18 +171,19 @@ def workloads(items: str) -> dict[str, tuple[Callable[..., Any], tuple[Any, ...]
 # --- part 1: the import ---------------------------------------------------------------
 
 
-def import_times(fn: Callable[..., Any], args: tuple[Any, ...], repeat: int) -> dict[str, Any]:
-    """Best seconds of each stage over ``repeat`` fresh imports, and the equation counts."""
+def import_times(
+    fn: Callable[..., Any], args: tuple[Any, ...], repeat: int, collect: bool = False
+) -> dict[str, Any]:
+    """Best seconds of each stage over ``repeat`` fresh imports (with ``collect``, each
+    after a full ``gc.collect()``), and the equation counts."""
     best = {"trace": np.inf, "import": np.inf, "rewrite": np.inf, "lower": np.inf}
     for _ in range(repeat):
-        gc.collect()
+        if collect:
+            gc.collect()
         t0 = time.perf_counter()
         closed = jax.make_jaxpr(lambda *a: fn(*a))(*args)  # a new function: no cached trace
         t1 = time.perf_counter()
-        inputs = [
-            rt.tensor(f"x{i}", shape=v.aval.shape, dtype=str(v.aval.dtype))
-            for i, v in enumerate(closed.jaxpr.invars)
-        ]
+        inputs = jaxpr_inputs(closed.jaxpr)  # as rk.from_jax makes them
         outputs = import_jaxpr(closed.jaxpr, closed.consts, inputs, opaque=True)
         t2 = time.perf_counter()
         rewritten, _ = rk.rewrite(outputs, "default", trace=True)
@@ -191,62 +196,106 @@ def import_times(fn: Callable[..., Any], args: tuple[Any, ...], repeat: int) -> 
     return {**best, "eqns": total, "mapped": mapped}
 
 
+Row = tuple[str, dict[str, Any], dict[str, Any]]  # name, as rk.optimize meets it, cold
+
+
 def import_table(families: dict[str, dict[str, Any]], repeat: int, detail: bool) -> None:
     """Print the per-family summary (and with ``detail`` every function) of part 1."""
-    rows: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    rows: dict[str, list[Row]] = {}
     for family, table in families.items():
         for name, (fn, args) in table.items():
             try:
-                rows.setdefault(family, []).append((name, import_times(fn, args, repeat)))
+                warm = import_times(fn, args, repeat)
+                cold = import_times(fn, args, repeat, collect=True)
             except Exception as exc:  # a function the importer cannot take: shown, not timed
                 print(f"{family} / {name}: failed: {type(exc).__name__}: {exc}"[:300], flush=True)
+                continue
+            rows.setdefault(family, []).append((name, warm, cold))
     print(
         "| family | functions | equations | mapped | trace (ms) | import (ms) | rewrite (ms) "
-        "| lower (ms) | µs per equation | slowest (µs per equation) |"
+        "| lower (ms) | µs per equation | after a full collection | slowest (µs per equation) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for family, found in rows.items():
         total = {
-            k: sum(r[k] for _, r in found)
+            k: sum(r[k] for _, r, _ in found)
             for k in ("trace", "import", "rewrite", "lower", "eqns", "mapped")
         }
         ours = total["import"] + total["rewrite"] + total["lower"]
-        name, worst = max(found, key=lambda row: _per_eqn(row[1]))
+        cold = sum(c["import"] + c["rewrite"] + c["lower"] for _, _, c in found)
+        name, worst, _ = max(found, key=lambda row: _per_eqn(row[1]))
         print(
             f"| {family} | {len(found)} | {total['eqns']:,} "
             f"| {total['mapped'] / total['eqns']:.0%} "
             f"| {total['trace'] * 1e3:.1f} | {total['import'] * 1e3:.1f} "
             f"| {total['rewrite'] * 1e3:.1f} | {total['lower'] * 1e3:.1f} "
-            f"| {ours / total['eqns'] * 1e6:.0f} | {name}: {_per_eqn(worst):.0f} |",
+            f"| {ours / total['eqns'] * 1e6:.0f} | {cold / total['eqns'] * 1e6:.0f} "
+            f"| {name}: {_per_eqn(worst):.0f} |",
             flush=True,
         )
-    small = [r for found in rows.values() for _, r in found if r["eqns"] <= 200]
-    if len(small) > 1:  # what a small function pays whatever its size, and per equation
-        eqns = np.array([r["eqns"] for r in small], dtype=float)
-        ours = np.array([r["import"] + r["rewrite"] + r["lower"] for r in small])
-        slope, fixed = np.polyfit(eqns, ours, 1)
+    every = [row for found in rows.values() for row in found]
+    eqns = sum(r["eqns"] for _, r, _ in every)
+    print(
+        f"\nAll {len(every)} functions, {eqns:,} equations: "
+        f"{sum(_ours(r) for _, r, _ in every) / eqns * 1e6:.0f} µs an equation "
+        f"({sum(_ours(c) for _, _, c in every) / eqns * 1e6:.0f} after a full collection)."
+    )
+    small = [row for row in every if row[1]["eqns"] <= 200]
+    for label, which in (("", 1), (" after a full collection", 2)):
+        if len(small) < 2:
+            break
+        # what a small function pays whatever its size, and per equation
+        counts = np.array([row[which]["eqns"] for row in small], dtype=float)
+        slope, fixed = np.polyfit(counts, np.array([_ours(row[which]) for row in small]), 1)
         print(
-            f"\nFitted over the {len(small)} functions of up to 200 equations: "
+            f"Fitted over the {len(small)} functions of up to 200 equations{label}: "
             f"{fixed * 1e3:.2f} ms a function + {slope * 1e6:.1f} µs an equation."
         )
     if detail:
         print()
         print(
             "| function | equations | mapped | trace (ms) | import (ms) | rewrite (ms) "
-            "| lower (ms) | µs per equation |"
+            "| lower (ms) | µs per equation | after a full collection |"
         )
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
-        for found in rows.values():
-            for name, r in found:
-                print(
-                    f"| {name} | {r['eqns']} | {r['mapped'] / r['eqns']:.0%} "
-                    f"| {r['trace'] * 1e3:.1f} | {r['import'] * 1e3:.1f} "
-                    f"| {r['rewrite'] * 1e3:.1f} | {r['lower'] * 1e3:.1f} | {_per_eqn(r):.0f} |"
-                )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, r, c in every:
+            print(
+                f"| {name} | {r['eqns']} | {r['mapped'] / r['eqns']:.0%} "
+                f"| {r['trace'] * 1e3:.1f} | {r['import'] * 1e3:.1f} "
+                f"| {r['rewrite'] * 1e3:.1f} | {r['lower'] * 1e3:.1f} | {_per_eqn(r):.0f} "
+                f"| {_per_eqn(c):.0f} |"
+            )
+
+
+def cold_probe() -> None:
+    """What a full collection does to the next graph-building call: one ``rt.tensor``
+    (a cached type, one new Var), median of 50, after nothing, after ``gc.collect()``, and
+    after reading and after writing a 128 MB array (which leaves the CPU caches cold too)."""
+    big = np.ones(16_000_000)
+    befores = {
+        "nothing": lambda: None,
+        "gc.collect()": gc.collect,
+        "reading 128 MB": big.sum,
+        "writing 128 MB": lambda: big.fill(1.0),
+    }
+    cells = []
+    for label, before in befores.items():
+        times = []
+        for _ in range(50):
+            before()
+            t0 = time.perf_counter()
+            rt.tensor("x", shape=(4,), dtype="float64")
+            times.append(time.perf_counter() - t0)
+        cells.append(f"{label}: {statistics.median(times) * 1e6:.1f} µs")
+    print(f"One rt.tensor after {'; '.join(cells)}.")
+
+
+def _ours(row: dict[str, Any]) -> float:
+    return row["import"] + row["rewrite"] + row["lower"]
 
 
 def _per_eqn(row: dict[str, Any]) -> float:
-    return (row["import"] + row["rewrite"] + row["lower"]) / row["eqns"] * 1e6
+    return _ours(row) / row["eqns"] * 1e6
 
 
 # --- part 2: the calls ----------------------------------------------------------------
@@ -327,6 +376,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1.0, help="seconds of timed calls a side")
     parser.add_argument("--detail", action="store_true", help="list every function of part 1")
     parser.add_argument("--only", help="comma-separated function names of part 1 (default all)")
+    parser.add_argument("--import-only", action="store_true", help="part 1 only")
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--no-roll", action="store_true", help=argparse.SUPPRESS)
     opts = parser.parse_args()
@@ -347,7 +397,10 @@ def main() -> None:
     print()
     import_table(families, opts.repeat, opts.detail)
     print()
-    call_table(opts.workloads, opts.repeat, opts.budget)
+    cold_probe()
+    if not opts.import_only:
+        print()
+        call_table(opts.workloads, opts.repeat, opts.budget)
 
 
 if __name__ == "__main__":

@@ -74,7 +74,15 @@ def import_jaxpr(
 
 
 def jaxpr_inputs(jaxpr: Any, prefix: str = "arg") -> list[Var]:
-    """New graph inputs for the invars of ``jaxpr``, named ``arg0``, ``arg1``, ..."""
+    """New graph inputs for the invars of ``jaxpr`` (their avals' types, a typed PRNG
+    key as its raw data), named ``arg0``, ``arg1``, ...: the ``inputs`` of ``import_jaxpr``.
+
+    Example:
+        >>> import jax
+        >>> closed = jax.make_jaxpr(lambda a, b: a * b)(np.zeros(3, "float32"), np.float32(2))
+        >>> [str(v.type) for v in jaxpr_inputs(closed.jaxpr)]
+        ['float32[3]', 'float32[]']
+    """
     return [Var(tensor_type(v.aval), f"{prefix}{i}") for i, v in enumerate(jaxpr.invars)]
 
 
