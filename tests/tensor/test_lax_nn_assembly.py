@@ -369,6 +369,22 @@ def test_every_function_matches_its_library(backend):
             assert np.asarray(got).dtype == expected.dtype, name
 
 
+def _broadcasts(broadcast_in_dim, total, a, v):
+    """broadcast_in_dim's forms (trailing axes, a scalar, keepdims, in between), weighted
+    so that each gradient entry counts where its value went (JAX's own transpose rule
+    rejects unsorted dimensions: the values test has that form)."""
+
+    def weights(*shape):
+        return np.arange(1.0, np.prod(shape) + 1).reshape(shape) / 10
+
+    return (
+        total(broadcast_in_dim(a, (2, 3, 4), (1, 2)) ** 2 * weights(2, 3, 4))
+        + total(broadcast_in_dim(v[1], (2, 3), ()) * weights(2, 3))
+        + total(broadcast_in_dim(a, (3, 1, 4), (0, 2)) ** 3 * weights(3, 1, 4))
+        + total(broadcast_in_dim(a, (3, 2, 4), (0, 2)) ** 2 * weights(3, 2, 4))
+    )
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_gradients_match_jax(backend):
     a, v = rt.matrix("a", shape=(3, 4)), rt.vector("v", shape=(8,))
@@ -388,6 +404,7 @@ def test_gradients_match_jax(backend):
         cost = cost + rt.sum(rt.lax.scatter_add(a, rt.constant(ROWS), a[:, :3] ** 2, SCATTER) ** 2)
         cost = cost + rt.sum(rt.diagonal(a, 1) ** 3) + rt.sum(rt.linalg.toeplitz(v[:3], a[0]) ** 2)
         cost = cost + rt.sum(rt.lax.dynamic_slice_in_dim(a, s, 2, axis=1) ** 2)
+        cost = cost + _broadcasts(rt.lax.broadcast_in_dim, rt.sum, a, v)
         return cost + rt.sum(rt.linalg.cho_solve(rt.linalg.cho_factor(SPD), a) * a)
 
     def theirs(a, v):
@@ -408,6 +425,7 @@ def test_gradients_match_jax(backend):
             + jnp.sum(jax.scipy.linalg.toeplitz(v[:3], a[0]) ** 2)
         )
         cost = cost + jnp.sum(lax.dynamic_slice_in_dim(a, 2, 2, axis=1) ** 2)
+        cost = cost + _broadcasts(lax.broadcast_in_dim, jnp.sum, a, v)
         return cost + jnp.sum(jax.scipy.linalg.cho_solve(jax.scipy.linalg.cho_factor(SPD), a) * a)
 
     cost = ours(a, v)
