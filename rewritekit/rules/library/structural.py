@@ -514,6 +514,19 @@ _REDUCTIONS: Sequence[tuple[Callable[..., Var], bool, bool]] = (
 )
 
 
+def _may_have_unit_axes(b: Bindings) -> bool:
+    """The quick test of ``_without_unit_axes``: no axes, or a reduced axis of static
+    length 1. Asked before the match is confirmed by rebuilding the node (a reduction of
+    no such axis, the common one, is declined without that rebuild)."""
+    axes, shape = b.ax, b.x.type.shape
+    if not isinstance(axes, tuple) or not axes:
+        return True
+    try:
+        return any(shape[a] == 1 for a in axes)
+    except (IndexError, TypeError):
+        return True  # left to the right side (it declines what it cannot read)
+
+
 def _unit_axes_example(fn: Callable[..., Var], itself: bool) -> Var:
     if not itself:
         return fn(_tensor((2, 1, 3)), axis=(1, 2), keepdims=True)
@@ -539,6 +552,7 @@ def _reduction_rules() -> list[Rule]:
                 fn(x, axis=ax, keepdims=kd, **params),
                 _without_unit_axes(fn, itself),
                 name=f"{name}_over_unit_axes",
+                when=_may_have_unit_axes,
                 example=lambda fn=fn, itself=itself: _unit_axes_example(fn, itself),
             )
         )
