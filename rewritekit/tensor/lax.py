@@ -280,6 +280,7 @@ def broadcast_in_dim(
         raise ShapeError(
             f"lax.broadcast_in_dim: {len(dims)} broadcast_dimensions for a {x.ndim}-d operand"
         )
+    _check_broadcast_in_dim(x, tuple(shape), dims)
     if dims == tuple(range(len(shape) - len(dims), len(shape))):
         return broadcast_to(x, tuple(shape))  # the trailing axes: NumPy's broadcasting
     new = tuple(a for a in range(len(shape)) if a not in dims)
@@ -290,6 +291,23 @@ def broadcast_in_dim(
     if placed.type.shape == tuple(shape):  # only length-1 axes added (keepdims)
         return placed
     return broadcast_to(placed, tuple(shape))
+
+
+def _check_broadcast_in_dim(x: Var, shape: tuple[Any, ...], dims: tuple[int, ...]) -> None:
+    """XLA's conditions, named here: distinct axes of the result, and each operand length
+    1 or the length of its result axis."""
+    rank = len(shape)
+    if len(set(dims)) != len(dims) or not all(0 <= d < rank for d in dims):
+        raise ShapeError(
+            f"lax.broadcast_in_dim: broadcast_dimensions {dims} must be distinct axes of the "
+            f"{rank}-d result shape {shape}"
+        )
+    for axis, (n, d) in enumerate(zip(x.type.shape, dims, strict=True)):
+        if n not in (None, 1) and is_int(shape[d]) and n != shape[d]:
+            raise ShapeError(
+                f"lax.broadcast_in_dim: operand axis {axis} of {short_name(x)} has length {n}, "
+                f"result axis {d} has {shape[d]} (it must be 1 or equal)"
+            )
 
 
 def reshape(operand: Any, new_sizes: Sequence[int], dimensions: Sequence[int] | None = None) -> Var:

@@ -486,6 +486,11 @@ def test_errors_name_the_function_and_argument():
         rt.bitwise_count(v)
     with pytest.raises(ShapeError, match=r"lax\.pad: padding_config needs one"):
         rt.lax.pad(v, 0.0, [(1, 1, 0), (0, 0, 0)])
+    four = rt.vector("four", shape=(4,))
+    with pytest.raises(ShapeError, match=r"lax\.broadcast_in_dim: broadcast_dimensions \(1,\)"):
+        rt.lax.broadcast_in_dim(four, (4,), (1,))
+    with pytest.raises(ShapeError, match=r"operand axis 0 of 'four' has length 4, result axis 0"):
+        rt.lax.broadcast_in_dim(four, (3, 4), (0,))
     with pytest.raises(DTypeError, match="switch: index must be an integer scalar"):
         rk.switch(rt.scalar("f"), [lambda: 1.0])
     with pytest.raises(ShapeError, match=r"nn.glu: axis 0 .* must have an even static length"):
