@@ -172,6 +172,25 @@ def scan_steps(op: Op, outer: Sequence[Var], n: int, ns: int) -> int | None:
 MAX_FACTORS = 32
 
 
+def factors_may_hold(*groups: tuple[Op, ...]) -> Any:
+    """The rule index's test (``Rule.child_test``) for a rule on a product that needs a
+    factor of each group's Ops among ``product_factors``: with no ``multiply`` among the
+    node's inputs, those inputs are the factors, and each group must be there.
+
+    Example:
+        >>> test = factors_may_hold((rt.exp,), (rt.sigmoid,))
+        >>> test((rt.exp, rt.sigmoid)), test((rt.exp, rt.log)), test((rt.multiply, rt.log))
+        (True, False, True)
+    """
+
+    def test(ops: tuple[Any, ...]) -> bool:
+        if any(op is not None and op == rt.multiply for op in ops):
+            return True  # a nested product: its factors are not known here
+        return all(any(op is not None and op in group for op in ops) for group in groups)
+
+    return test
+
+
 def product_factors(v: Var) -> list[Var]:
     """The factors of the product tree ``v``, left to right: ``v`` itself if it is not a
     product or has more than ``MAX_FACTORS`` factors. Iterative (a deep product does not

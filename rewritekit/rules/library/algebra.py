@@ -40,6 +40,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -338,6 +339,18 @@ def _quotient_example() -> Var:
 
 _NONZERO = {"x": "nonzero", "y": "nonzero"}
 
+
+def _family_child(signs: Mapping[type, tuple[int, ...]]) -> Callable[[tuple[Any, ...]], bool]:
+    """The index's test for a canonicaliser: it can only act where an input is a leaf (a
+    constant to fold or drop, a variable that may cancel) or of the family (terms to
+    flatten). ``x - x`` and ``x / x`` of other nodes are ``sub_self`` and ``div_self``."""
+    family = (*signs, Negative)
+    return lambda ops: any(op is None or type(op) in family for op in ops)
+
+
+_SUM_CHILD = _family_child(_SUM_SIGNS)
+_PRODUCT_CHILD = _family_child(_PRODUCT_SIGNS)
+
 # Cancelling differs where a cancelled term is inf or nan (x - x is nan there, 0 after)
 # and, in products, 0 (x * y / x is nan there, y after): see the module docstring.
 _rules: list[Rule] = [
@@ -366,6 +379,10 @@ _rules: list[Rule] = [
         example=_quotient_example,
     ),
 ]
+for _rule, _child in zip(
+    _rules, [_SUM_CHILD, _SUM_CHILD, _PRODUCT_CHILD, _PRODUCT_CHILD], strict=True
+):
+    _rule.child_test = _child
 
 # --- collecting like terms -----------------------------------------------------------------
 

@@ -21,7 +21,14 @@ from rewritekit.rules.library._stable import (
     squared,
     unary_of,
 )
-from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
+from rewritekit.rules.library._support import (
+    constant_value,
+    factors_may_hold,
+    product_factors,
+    x,
+    y,
+    z,
+)
 from rewritekit.rules.rule import Bindings, order_free, rule
 
 __all__ = ["rules"]
@@ -262,6 +269,12 @@ erfcx_of_exp_times_over_erfc = rule(
     when=order_free(real("y", "z")),
     domain=_ERFCX_DOMAIN,
     example=_product_example,
+)
+erfcx_of_exp_times_over_erfc.child_test = factors_may_hold(
+    (rt.exp,), (rt.true_divide, rt.reciprocal)
+)
+erfcx_of_exp_over_erfc.child_test = lambda ops: (  # c * exp(-u**2) over d * erfc(u)
+    ops[0] in (rt.multiply, rt.exp) and ops[1] in (rt.multiply, rt.erfc)
 )
 log_erfc_asymptotic = rule(
     rt.log(rt.erfc(x)),

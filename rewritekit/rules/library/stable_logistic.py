@@ -27,7 +27,7 @@ from rewritekit.rules.library._stable import (
     unary_of,
     widening_unary_of,
 )
-from rewritekit.rules.library._support import product_factors, x, y
+from rewritekit.rules.library._support import factors_may_hold, product_factors, x, y
 from rewritekit.rules.rule import Bindings, order_free, rule
 
 __all__ = ["rules"]
@@ -170,6 +170,7 @@ sigmoid_of_sigmoid_times_exp = rule(
     domain={"x": "real", "u": "real"},
     example=lambda: _product_example(rt.vector("u")),
 )
+sigmoid_of_sigmoid_times_exp.child_test = factors_may_hold((rt.exp,), (rt.sigmoid,))
 
 
 # --- through the layout Ops ---------------------------------------------------------------

@@ -17,7 +17,14 @@ from rewritekit.rules.library._stable import (
     squared,
     unary_of,
 )
-from rewritekit.rules.library._support import constant_value, product_factors, x, y, z
+from rewritekit.rules.library._support import (
+    constant_value,
+    factors_may_hold,
+    product_factors,
+    x,
+    y,
+    z,
+)
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, order_free, rule
 
@@ -101,6 +108,7 @@ erfcx_of_exp_square_times_erfc = rule(
     domain={"u": _erfc_range},
     example=_erfcx_example,
 )
+erfcx_of_exp_square_times_erfc.child_test = factors_may_hold((rt.exp,), (rt.erfc,))
 
 # --- modified Bessel functions ---------------------------------------------------------
 
