@@ -34,7 +34,14 @@ from rewritekit.rules.patterns import (
     split_term,
 )
 
-__all__ = ["child_test", "compile_builder", "compile_matcher", "head_key", "pattern_vars"]
+__all__ = [
+    "CONSTANT",
+    "child_test",
+    "compile_builder",
+    "compile_matcher",
+    "head_key",
+    "pattern_vars",
+]
 
 Env = list[Any]  # one slot per pattern variable (see ``slots``)
 Cont = Callable[[Env], Any]
@@ -44,6 +51,17 @@ Slots = dict[LogicVar, int]
 Guard = Callable[[Env, Var], Any]
 
 UNSET = object()
+
+
+class _ConstantInput:
+    """What a rule's ``child_test`` sees for an input that is a constant (a graph input
+    is ``None``, a computed one its Op)."""
+
+    def __repr__(self) -> str:
+        return "CONSTANT"
+
+
+CONSTANT = _ConstantInput()
 
 
 def canonical_op(op: Op) -> Op:
@@ -316,8 +334,9 @@ def _may_pass(guard: Guard, env: Env, node: Apply) -> bool:
 
 
 def child_test(pattern: Any) -> Callable[[tuple[Any, ...]], bool] | None:
-    """A quick test on the Ops of a node's inputs (``None`` for a leaf) that a match of
-    ``pattern`` needs; None when the pattern's arguments ask nothing of them.
+    """A quick test on the Ops of a node's inputs (``None`` for a graph input,
+    ``CONSTANT`` for a constant) that a match of ``pattern`` needs; None when the
+    pattern's arguments ask nothing of them.
 
     This is the second level of the rule index: a node is tried against a rule only if
     its inputs' Ops could match the rule's arguments (in either order when commutative).
@@ -363,7 +382,7 @@ def _child_want(pattern: Any) -> Callable[[Any], bool] | None:
             return lambda child: type(child) in classes
         return None
     if is_number(pattern) or isinstance(pattern, np.ndarray):
-        return lambda child: child is None  # constants are leaves
+        return lambda child: child is CONSTANT
     return None
 
 

@@ -87,7 +87,8 @@ class Rule:
         tags: labels such as ``"stabilize"`` that rule sets select by.
         keys: where the engine indexes the rule: ``("op", op)``, ``("class", classes)`` or
             ``("any", None)`` (tried on every node).
-        child_test: None, or a test on the Ops of a node's inputs that a match needs (the
+        child_test: None, or a test on the Ops of a node's inputs (``None`` for a graph
+            input, ``rules.matcher.CONSTANT`` for a constant) that a match needs (the
             second level of the index).
         domain: where the rule's inputs may be drawn to check it (``check_rule``): a map
             from a pattern variable's or example input's name to a sampler name

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from rewritekit.errors import RuleError
-from rewritekit.ir import Apply, Op
+from rewritekit.ir import Apply, Constant, Op
+from rewritekit.rules.matcher import CONSTANT
 from rewritekit.rules.rule import Rule
 
 __all__ = ["RuleSet", "as_ruleset"]
@@ -106,15 +107,16 @@ class RuleSet:
 
     def rules_for_node(self, node: Apply) -> tuple[Rule, ...]:
         """The rules that could match ``node``: indexed by its Op, then filtered by the Ops
-        of its inputs (cached per combination, by identity: a node's Ops are the canonical
-        ones, kept for good, and a tuple of ids hashes without calling ``Op.__hash__``)."""
+        of its inputs, ``None`` for a graph input and ``CONSTANT`` for a constant (cached
+        per combination, by identity: a node's Ops are the canonical ones, kept for good,
+        and a tuple of ids hashes without calling ``Op.__hash__``)."""
         inputs = node.inputs
-        key = (id(node.op), *[0 if i.owner is None else id(i.owner.op) for i in inputs])
+        key = (id(node.op), *[_child_key(i) for i in inputs])
         narrowed = self._by_children.get(key)
         if narrowed is None:
             narrowed = found = self.rules_for(node.op)
             if found:
-                children = tuple([None if i.owner is None else i.owner.op for i in inputs])
+                children = tuple([_child(i) for i in inputs])
                 narrowed = tuple(r for r in found if r.child_test is None or r.child_test(children))
             if len(self._by_children) > _CHILD_CACHE_LIMIT:
                 self._by_children.clear()
@@ -141,6 +143,20 @@ class RuleSet:
 
     def __repr__(self) -> str:
         return f"<RuleSet {self.name or '<unnamed>'}: {len(self.rules)} rules>"
+
+
+def _child_key(var: Any) -> int:
+    owner = var.owner
+    if owner is None:
+        return 1 if isinstance(var, Constant) else 0
+    return id(owner.op)
+
+
+def _child(var: Any) -> Any:
+    owner = var.owner
+    if owner is None:
+        return CONSTANT if isinstance(var, Constant) else None
+    return owner.op
 
 
 def _flatten(items: Any) -> Iterator[Rule]:

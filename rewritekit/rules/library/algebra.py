@@ -47,6 +47,7 @@ import numpy as np
 import rewritekit.tensor as rt
 from rewritekit.ir import SUPPORTED_DTYPES, Constant, Var, broadcast_shapes, constant
 from rewritekit.rules.library._support import broadcast_lengths, x, y
+from rewritekit.rules.matcher import CONSTANT
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, order_free, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -345,7 +346,7 @@ def _family_child(signs: Mapping[type, tuple[int, ...]]) -> Callable[[tuple[Any,
     constant to fold or drop, a variable that may cancel) or of the family (terms to
     flatten). ``x - x`` and ``x / x`` of other nodes are ``sub_self`` and ``div_self``."""
     family = (*signs, Negative)
-    return lambda ops: any(op is None or type(op) in family for op in ops)
+    return lambda ops: any(op is None or op is CONSTANT or type(op) in family for op in ops)
 
 
 _SUM_CHILD = _family_child(_SUM_SIGNS)

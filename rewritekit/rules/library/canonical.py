@@ -35,9 +35,11 @@ from rewritekit.rules.library._support import (
     x,
     y,
 )
+from rewritekit.rules.matcher import CONSTANT
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
+from rewritekit.tensor.creation import Alloc
 from rewritekit.tensor.elemwise import Cast, Ceil, Floor, Round, Sign
 
 __all__ = ["rules"]
@@ -192,6 +194,9 @@ _wheres: list[Rule] = [
     ),
     rule(rt.where(rt.logical_not(c), x, y), rt.where(c, y, x), name="where_negated_condition"),
 ]
+for _known in _wheres:  # the index: a constant condition, or a constant's fill
+    if _known.name in ("where_true_condition", "where_false_condition"):
+        _known.child_test = lambda ops: ops[0] is CONSTANT or isinstance(ops[0], Alloc)
 
 # --- self-comparisons and idempotent binary ops -------------------------------------------
 

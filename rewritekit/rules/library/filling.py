@@ -26,6 +26,7 @@ from rewritekit.ir import Constant, Var
 from rewritekit.rules.library._support import constant_value, fitted, operands, x
 from rewritekit.rules.library.shape_inference import resolved_shape
 from rewritekit.rules.library.structural import broadcast_to_node
+from rewritekit.rules.matcher import CONSTANT
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, Rule, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -132,13 +133,13 @@ def _fill_rules(name: str, op: Callable[[Var, Var], Var], commutative: bool) -> 
                     ),
                 )
             )
-            if kind == "constant":  # fv is a Constant: tried only where an input is a leaf
-                made[-1].child_test = _some_leaf
+            if kind == "constant":  # fv is a Constant: tried only where an input is one
+                made[-1].child_test = _some_constant
     return made
 
 
-def _some_leaf(child_ops: tuple[Any, ...]) -> bool:
-    return any(op is None for op in child_ops)  # None: a graph input or a constant
+def _some_constant(child_ops: tuple[Any, ...]) -> bool:
+    return any(op is CONSTANT for op in child_ops)
 
 
 _BROADCAST = broadcast_to_node(fv, fs, shape=lvar("fst"))

@@ -43,6 +43,7 @@ from rewritekit.rules.library.shape_inference import (
     resolved_shape,
     shape_vector,
 )
+from rewritekit.rules.matcher import CONSTANT
 from rewritekit.rules.patterns import lvar
 from rewritekit.rules.rule import Bindings, rule
 from rewritekit.rules.ruleset import RuleSet
@@ -116,14 +117,14 @@ def _fold(b: Bindings) -> Var | None:
     return constant(value.astype(var.dtype, copy=False))
 
 
-def _leaf_inputs(child_ops: tuple[Any, ...]) -> bool:
-    return all(op is None for op in child_ops)  # None: a graph input or a constant
+def _constant_inputs(child_ops: tuple[Any, ...]) -> bool:
+    return all(op is CONSTANT for op in child_ops)
 
 
 constant_fold = rule(
     a, _fold, name="constant_fold", example=lambda: rt.exp(rt.constant(np.arange(3.0)))
 )
-constant_fold.child_test = _leaf_inputs  # index it under nodes whose inputs are leaves
+constant_fold.child_test = _constant_inputs  # index it under nodes of constants
 
 
 # --- static shapes and shape inference --------------------------------------------------
