@@ -7,10 +7,11 @@ Run: ``.venv/bin/python bench/jax_import.py [--detail] [--workloads W1:100,W3:1,
 1. *Import*: for the NumPyro log-densities our PPL also has, optax's losses, an Equinox
    MLP and W1/W3/W5 of ``bench/workloads.py`` written in ``jax.numpy`` (W3 and W5 with
    ``jax.value_and_grad``, so their jaxprs hold JAX's backward pass), in float64: the
-   trace (``jax.make_jaxpr``, JAX's own cost), then the import (``import_jaxpr``), the
-   rewrite (``rk.rewrite``, default rules) and the lowering to a JAX closure
-   (``rk.function(..., rules=None, cache=False)``), as ``rk.optimize`` does them; each the
-   best of ``--repeat`` on a fresh import. The figure is the last three per equation, the
+   trace (``jax.make_jaxpr``, JAX's own cost), then the import (``jaxpr_inputs`` and
+   ``import_jaxpr``), the rewrite (``rewrite_for_lowering``: the default rules, then the
+   loop pass) and the lowering to the pure JAX function (``JaxBackend().pure_function``),
+   as ``rk.optimize`` does them (with the collector paused, as there); each the best of
+   ``--repeat`` on a fresh import. The figure is the last three per equation, the
    equations counted through every inner jaxpr (``mapped_share``); the target is under
    50 µs. It is taken twice: as ``rk.optimize`` meets it (the functions imported one after
    another, the trace just before each import), and after ``gc.collect()`` before each
@@ -47,8 +48,10 @@ from workloads import WORKLOADS
 
 import rewritekit as rk
 import rewritekit.tensor as rt
+from rewritekit.backends.jax import JaxBackend
 from rewritekit.jaxpr import PRIMITIVES, import_jaxpr, jaxpr_inputs
 from rewritekit.jaxpr.importer import _CALLS
+from rewritekit.rules.library import rewrite_for_lowering
 
 jax.config.update("jax_enable_x64", True)
 DEFAULT = "W1:100,W3:1,W5:1"
@@ -180,16 +183,20 @@ def import_times(
     for _ in range(repeat):
         if collect:
             gc.collect()
-        t0 = time.perf_counter()
-        closed = jax.make_jaxpr(lambda *a: fn(*a))(*args)  # a new function: no cached trace
-        t1 = time.perf_counter()
-        inputs = jaxpr_inputs(closed.jaxpr)  # as rk.from_jax makes them
-        outputs = import_jaxpr(closed.jaxpr, closed.consts, inputs, opaque=True)
-        t2 = time.perf_counter()
-        rewritten, _ = rk.rewrite(outputs, "default", trace=True)
-        t3 = time.perf_counter()
-        rk.function(inputs, list(rewritten), backend="jax", rules=None, cache=False)
-        t4 = time.perf_counter()
+        gc.disable()  # as in rk.optimize's build
+        try:
+            t0 = time.perf_counter()
+            closed = jax.make_jaxpr(lambda *a: fn(*a))(*args)  # a new function: a new trace
+            t1 = time.perf_counter()
+            inputs = jaxpr_inputs(closed.jaxpr)  # as rk.from_jax makes them
+            outputs = import_jaxpr(closed.jaxpr, closed.consts, inputs, opaque=True)
+            t2 = time.perf_counter()
+            rewritten, _ = rewrite_for_lowering(outputs, "default", roll=False)
+            t3 = time.perf_counter()
+            JaxBackend().pure_function(inputs, rewritten)
+            t4 = time.perf_counter()
+        finally:
+            gc.enable()
         for stage, seconds in zip(best, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             best[stage] = min(best[stage], seconds)
     mapped, total, _ = mapped_share(closed)

@@ -24,7 +24,7 @@ from rewritekit.ir import Apply, Constant, Var, graph_inputs, replace, toposort
 from rewritekit.ir.collector import gc_paused
 from rewritekit.ir.dot import graph_html
 from rewritekit.rules import RewriteTrace
-from rewritekit.rules.library import simplify_loops
+from rewritekit.rules.library import rewrite_for_lowering
 from rewritekit.rules.ruleset import as_ruleset
 
 __all__ = ["CompiledFunction", "cache_size", "clear_cache", "function"]
@@ -481,7 +481,7 @@ def _compile(
             f"function: the outputs depend on {missing[0]!r}, which is not among the inputs "
             f"({', '.join(repr(v) for v in ins) or 'none'})"
         )
-    graph, trace = _rewrite(outs, rules, roll)
+    graph, trace = rewrite_for_lowering(outs, rules, roll)
     extra = options or {}
     if key is None:
         fn = backend.compile(ins, graph, **extra)
@@ -518,14 +518,6 @@ def _checked_inputs(signature: Signature) -> list[Var]:
             raise GraphTypeError(f"function: input {var!r} is listed twice")
         seen.add(var)
     return list(signature.flat_inputs)
-
-
-def _rewrite(outputs: list[Var], rules: Any, roll: bool = True) -> tuple[list[Var], RewriteTrace]:
-    if rules is None:  # nothing to rewrite (what rewrite(outputs, None) answers)
-        return list(outputs), RewriteTrace()
-    # the rules, then the loop pass (rolled chains, twin scans, unused loop outputs)
-    graph, trace = simplify_loops(outputs, rules, trace=True, roll=roll)
-    return list(graph), trace
 
 
 # --- the compile cache -------------------------------------------------------------------
@@ -569,7 +561,7 @@ class _Entry:
         nodes). The entry keeps no trace: its terms would hold the user's inputs."""
         trace, *graph = [ref() for ref in self.first]
         if trace is None or any(v is None for v in graph):
-            return _rewrite(outs, self.rules, self.roll)
+            return rewrite_for_lowering(outs, self.rules, self.roll)
         return graph, trace
 
 

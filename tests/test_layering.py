@@ -22,8 +22,9 @@ ALLOWED = {
     # the PPL layer: samplers over the random Ops, log-densities found by rules
     "random": {"ir", "tensor"},
     "logprob": {"ir", "tensor", "rules", "random"},
-    # importing JAX functions: jaxprs become graphs of the tensor Ops, lowered back by JAX
-    "jaxpr": {"ir", "tensor", "backends", "vectorize"},
+    # importing JAX functions: jaxprs become graphs of the tensor Ops, lowered back by JAX;
+    # rk.optimize rewrites them with the rules (and the loop pass) as rk.function does
+    "jaxpr": {"ir", "tensor", "backends", "vectorize", "rules"},
 }
 
 

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from rewritekit.ir.collector import gc_paused
 from rewritekit.jaxpr.importer import from_jax
+from rewritekit.rules.library import rewrite_for_lowering
 
 __all__ = ["Optimized", "optimize"]
 
@@ -48,10 +50,11 @@ class Optimized:
             self._entries[key] = entry
         return entry, leaves
 
+    @gc_paused
     def _build(self, args: tuple[Any, ...]) -> _Entry:
         import jax
 
-        import rewritekit as rk
+        from rewritekit.backends.jax import JaxBackend
 
         specs = jax.tree_util.tree_map(
             lambda x: jax.ShapeDtypeStruct(np.shape(x), jax.numpy.result_type(x)), args
@@ -59,18 +62,11 @@ class Optimized:
         inputs, outputs = from_jax(self.fn, *specs, opaque=self.opaque)
         in_leaves = jax.tree_util.tree_leaves(inputs)
         out_leaves, out_def = jax.tree_util.tree_flatten(outputs)
-        # rk.function's pipeline: the rules, then the loop pass (unrolled chains roll). Not
-        # in rk.function's compile cache: the inputs are new Vars on every import, so no
-        # later call could find the entry, and storing it copies the graph onto stand-ins
-        compiled = rk.function(
-            in_leaves,
-            list(out_leaves),
-            backend="jax",
-            rules=self.rules,
-            roll=self.roll,
-            cache=False,
-        )
-        return _Entry(compiled.jax_fn, compiled, out_def)
+        # rk.function's pipeline (the rules, then the loop pass), lowered to the pure JAX
+        # function alone: no argument checks, no jax.jit, no compile-cache entry (the
+        # inputs are new on every import; the caller's JAX traces and compiles the result)
+        graph, trace = rewrite_for_lowering(list(out_leaves), self.rules, self.roll)
+        return _Entry(JaxBackend().pure_function(in_leaves, graph), trace, out_def)
 
     def __call__(self, *args: Any) -> Any:
         import jax

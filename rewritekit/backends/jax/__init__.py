@@ -87,6 +87,15 @@ class JaxBackend:
 
     name = "jax"
 
+    def pure_function(
+        self, inputs: Sequence[Var], outputs: Sequence[Var]
+    ) -> Callable[..., list[Any]]:
+        """The pure, un-jitted JAX function of the inputs' arrays returning the list of
+        outputs (``compile``'s ``.jax_fn``; ``rk.optimize`` takes only this). An indexing
+        node in mode "raise" reads as mode "fill" in it."""
+        _load_implementations()
+        return _pure(lower(inputs, outputs, _implement))
+
     def compile(
         self, inputs: Sequence[Var], outputs: Sequence[Var], **jit_options: Any
     ) -> Callable[..., list[Any]]:
@@ -94,13 +103,8 @@ class JaxBackend:
         ``jit_options`` (``in_shardings``, ``out_shardings``, ``donate_argnums``) go to
         ``jax.jit``."""
         import jax
-        import jax.numpy as jnp
 
-        _load_implementations()
-        run = lower(inputs, outputs, _implement)
-
-        def jax_fn(*args: Any) -> list[Any]:
-            return run(*[jnp.asarray(a) for a in args])
+        jax_fn = self.pure_function(inputs, outputs)
 
         # one sharding per output: a list, as jax_fn returns its outputs in one
         if isinstance(jit_options.get("out_shardings"), tuple):
@@ -123,6 +127,15 @@ class JaxBackend:
         call.jax_fn = jax_fn  # type: ignore[attr-defined]
         call.jitted = jitted  # type: ignore[attr-defined]
         return call
+
+
+def _pure(run: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+    import jax.numpy as jnp
+
+    def jax_fn(*args: Any) -> list[Any]:
+        return run(*[jnp.asarray(a) for a in args])
+
+    return jax_fn
 
 
 def _with_x64(make_jitted: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:

@@ -31,7 +31,7 @@ from rewritekit.rules.library import (
     stabilizing,
     structural,
 )
-from rewritekit.rules.library.loop_pass import simplify_loops
+from rewritekit.rules.library.loop_pass import rewrite_for_lowering, simplify_loops
 from rewritekit.rules.ruleset import RuleSet
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "default",
     "fast_compile",
     "fold",
+    "rewrite_for_lowering",
     "simplify_loops",
     "specialize",
     "stabilize",

@@ -21,7 +21,7 @@ from rewritekit.rules.ruleset import as_ruleset
 from rewritekit.rules.trace import RewriteTrace, TraceEntry
 from rewritekit.tensor.control import Cond, Scan, While
 
-__all__ = ["simplify_loops"]
+__all__ = ["rewrite_for_lowering", "simplify_loops"]
 
 _MERGE, _DROP = "loops.merge_scans", "loops.drop_unused"
 Edit = Callable[[Apply, tuple[Var, ...]], Sequence[Var | None] | None]
@@ -82,6 +82,20 @@ def simplify_loops(
         outs = [rewriter.normalize(o) for o in new] if ruleset.rules else new
     value = like_outputs(outputs, outs)
     return (value, rewriter.trace) if trace else value
+
+
+def rewrite_for_lowering(
+    outputs: list[Var], rules: Any, roll: bool = True
+) -> tuple[list[Var], RewriteTrace]:
+    """What ``rk.function`` and ``rk.optimize`` do to a graph before lowering it: ``rules``,
+    then the loop pass (twin scans, unused loop outputs, with ``roll`` unrolled chains
+    rolled into scans), to a joint fixpoint; nothing for ``rules=None``. Returns the graph
+    (a list) and its trace."""
+    if rules is None:  # nothing to rewrite (what rewrite(outputs, None) answers)
+        return list(outputs), RewriteTrace()
+    # the rules, then the loop pass (rolled chains, twin scans, unused loop outputs)
+    graph, trace = simplify_loops(outputs, rules, trace=True, roll=roll)
+    return list(graph), trace
 
 
 def _loop_pass(outs: list[Var], log: RewriteTrace, where: str, inner: dict[Any, Any]) -> list[Var]:
