@@ -201,11 +201,12 @@ def _node_matcher(
 def _op_matcher(op: Op, args: list[Any], slots: Slots, swap: bool = True) -> NodeMatcher:
     arity = len(args)
     commutative = bool(getattr(op, "commutative", False)) and arity == 2
-    if _distinct_variables(args):
+    if _distinct_variables(args):  # op(x, y, ...), the commonest left side
         if not swap:
             commutative = False  # the swapped order binds the same values, k answers alike
-        return _flat_op_matcher(op, [slots.setdefault(a, len(slots)) for a in args], commutative)
-    run = _sequence(args, slots)
+        run = _bind_all([slots.setdefault(a, len(slots)) for a in args])
+    else:
+        run = _sequence(args, slots)
 
     def match(node: Apply, env: Env, k: Cont) -> Any:
         if node.op is not op:
@@ -221,10 +222,9 @@ def _op_matcher(op: Op, args: list[Any], slots: Slots, swap: bool = True) -> Nod
     return match
 
 
-def _flat_op_matcher(op: Op, slots: list[int], commutative: bool) -> NodeMatcher:
-    """``op(x, y, ...)`` of distinct pattern variables (the commonest left side): the
-    inputs bound slot by slot in one loop instead of a chain of continuations."""
-    arity = len(slots)
+def _bind_all(slots: list[int]) -> Callable[[tuple[Any, ...], Env, Cont], Any]:
+    """What ``_sequence`` does for distinct pattern variables: the values bound slot by
+    slot in one loop instead of a chain of continuations."""
     positions = list(enumerate(slots))
 
     def bind_all(inputs: tuple[Var, ...], env: Env, k: Cont) -> Any:
@@ -244,18 +244,7 @@ def _flat_op_matcher(op: Op, slots: list[int], commutative: bool) -> NodeMatcher
                 env[done] = UNSET
         return found
 
-    def match(node: Apply, env: Env, k: Cont) -> Any:
-        if node.op is not op:
-            return None
-        inputs = node.inputs
-        if len(inputs) != arity:
-            return None
-        found = bind_all(inputs, env, k)
-        if found is None and commutative and inputs[0] is not inputs[1]:
-            found = bind_all((inputs[1], inputs[0]), env, k)
-        return found
-
-    return match
+    return bind_all
 
 
 def _distinct_variables(args: list[Any]) -> bool:

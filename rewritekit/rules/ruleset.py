@@ -111,7 +111,11 @@ class RuleSet:
         per combination, by identity: a node's Ops are the canonical ones, kept for good,
         and a tuple of ids hashes without calling ``Op.__hash__``)."""
         inputs = node.inputs
-        key = (id(node.op), *[_child_key(i) for i in inputs])
+        # per input its Op's id, else 1 for a constant and 0 for a graph input
+        key = (
+            id(node.op),
+            *[int(isinstance(i, Constant)) if i.owner is None else id(i.owner.op) for i in inputs],
+        )
         narrowed = self._by_children.get(key)
         if narrowed is None:
             narrowed = found = self.rules_for(node.op)
@@ -143,13 +147,6 @@ class RuleSet:
 
     def __repr__(self) -> str:
         return f"<RuleSet {self.name or '<unnamed>'}: {len(self.rules)} rules>"
-
-
-def _child_key(var: Any) -> int:
-    owner = var.owner
-    if owner is None:
-        return 1 if isinstance(var, Constant) else 0
-    return id(owner.op)
 
 
 def _child(var: Any) -> Any:

@@ -280,17 +280,18 @@ def broadcast_in_dim(
         raise ShapeError(
             f"lax.broadcast_in_dim: {len(dims)} broadcast_dimensions for a {x.ndim}-d operand"
         )
-    _check_broadcast_in_dim(x, tuple(shape), dims)
-    if dims == tuple(range(len(shape) - len(dims), len(shape))):
-        return broadcast_to(x, tuple(shape))  # the trailing axes: NumPy's broadcasting
-    new = tuple(a for a in range(len(shape)) if a not in dims)
+    target = tuple(shape)
+    _check_broadcast_in_dim(x, target, dims)
+    if dims == tuple(range(len(target) - len(dims), len(target))):
+        return broadcast_to(x, target)  # the trailing axes: NumPy's broadcasting
+    new = tuple(a for a in range(len(target)) if a not in dims)
     placed = expand_dims(x, new) if new else x
     order = sorted(range(len(dims)), key=lambda i: dims[i])
     if order != list(range(len(dims))):  # dims out of order: transpose the operand first
         placed = expand_dims(_transpose(x, order), new) if new else _transpose(x, order)
-    if placed.type.shape == tuple(shape):  # only length-1 axes added (keepdims)
+    if placed.type.shape == target:  # only length-1 axes added (keepdims)
         return placed
-    return broadcast_to(placed, tuple(shape))
+    return broadcast_to(placed, target)
 
 
 def _check_broadcast_in_dim(x: Var, shape: tuple[Any, ...], dims: tuple[int, ...]) -> None:

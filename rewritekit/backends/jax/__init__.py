@@ -93,8 +93,15 @@ class JaxBackend:
         """The pure, un-jitted JAX function of the inputs' arrays returning the list of
         outputs (``compile``'s ``.jax_fn``; ``rk.optimize`` takes only this). An indexing
         node in mode "raise" reads as mode "fill" in it."""
+        import jax.numpy as jnp
+
         _load_implementations()
-        return _pure(lower(inputs, outputs, _implement))
+        run = lower(inputs, outputs, _implement)
+
+        def jax_fn(*args: Any) -> list[Any]:
+            return run(*[jnp.asarray(a) for a in args])
+
+        return jax_fn
 
     def compile(
         self, inputs: Sequence[Var], outputs: Sequence[Var], **jit_options: Any
@@ -127,15 +134,6 @@ class JaxBackend:
         call.jax_fn = jax_fn  # type: ignore[attr-defined]
         call.jitted = jitted  # type: ignore[attr-defined]
         return call
-
-
-def _pure(run: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-    import jax.numpy as jnp
-
-    def jax_fn(*args: Any) -> list[Any]:
-        return run(*[jnp.asarray(a) for a in args])
-
-    return jax_fn
 
 
 def _with_x64(make_jitted: Callable[[], Callable[..., Any]]) -> Callable[..., Any]:

@@ -6,7 +6,7 @@ Guards take the ``Bindings`` of a match (``b.term`` is the matched Var) and answ
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -172,7 +172,7 @@ def scan_steps(op: Op, outer: Sequence[Var], n: int, ns: int) -> int | None:
 MAX_FACTORS = 32
 
 
-def factors_may_hold(*groups: tuple[Op, ...]) -> Any:
+def factors_may_hold(*groups: tuple[Op, ...]) -> Callable[[tuple[Any, ...]], bool]:
     """The rule index's test (``Rule.child_test``) for a rule on a product that needs a
     factor of each group's Ops among ``product_factors``: with no ``multiply`` among the
     node's inputs, those inputs are the factors, and each group must be there.
